@@ -1,0 +1,10 @@
+# backend/: the C emitter, with the runtime's sources embedded as text.
+libdnncc_a_SOURCES += backend/backend.h backend/emit.c
+nodist_libdnncc_a_SOURCES += backend/runtime_text.c
+BUILT_SOURCES += backend/runtime_text.c
+CLEANFILES += backend/runtime_text.c
+
+RT_EMBEDDED = runtime/rt_types.h $(RT_UNITS)
+backend/runtime_text.c: tools/embed$(EXEEXT) $(addprefix $(srcdir)/,$(RT_EMBEDDED))
+	$(AM_V_GEN)$(MKDIR_P) backend && \
+	tools/embed$(EXEEXT) $@ rt_sources $(srcdir) $(RT_EMBEDDED)

@@ -1,0 +1,253 @@
+/* main.c - the dnncc command line and the pipeline. Reading compile() is
+ * reading the compiler: a frontend, then the passes in order, each followed
+ * by the IR verifier and, with --dump-ir, a dump; then the emitter. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "frontend/frontend.h"
+#include "ir/ir.h"
+#include "passes/passes.h"
+
+#define DNNCC_USAGE                                                                       \
+	"usage: dnncc MODEL -o OUT/NAME.c [options]\n"                                    \
+	"  MODEL is an ONNX file (.onnx)\n"                                              \
+	"options:\n"                                                                      \
+	"  -o FILE                output C file; NAME.h (and NAME.weights.bin) go beside it\n" \
+	"  --name PREFIX          C symbol prefix (default: NAME from -o)\n"             \
+	"  --weights MODE         auto (default) | embed | c-array | file\n"             \
+	"  --shape NAME=D0,D1,..  pin the shape of a graph input (symbolic dims)\n"     \
+	"  --report               print per-layer choices and the memory plan\n"        \
+	"  --dump-ir              print the IR after each pass\n"                       \
+	"  --help, --version\n"
+
+struct pass_entry {
+	const char *name;
+	int (*run)(struct graph *, const struct options *, struct diag *);
+	int shapes_known; /* verifier: every tensor must have a shape afterwards */
+};
+
+static const struct pass_entry pipeline[] = {
+	{"infer_shapes", pass_infer_shapes, 1},
+	{"canonicalize", pass_canonicalize, 1},
+	{"plan_memory", pass_plan_memory, 1},
+};
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* NAME from a path: the base name without ".c", every character outside
+ * [A-Za-z0-9_] replaced by '_', "m_" in front of a leading digit (DESIGN §2). */
+static char *c_identifier(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(base);
+	if (n > 2 && strcmp(base + n - 2, ".c") == 0)
+		n -= 2;
+	char *id = xmalloc(n + 3);
+	size_t k = 0;
+	if (n == 0 || isdigit((unsigned char)base[0])) {
+		id[k++] = 'm';
+		id[k++] = '_';
+	}
+	for (size_t i = 0; i < n; i++)
+		id[k++] = isalnum((unsigned char)base[i]) || base[i] == '_' ? base[i] : '_';
+	id[k] = '\0';
+	return id;
+}
+
+static int parse_shape(const char *arg, struct shape_override *s)
+{
+	const char *eq = strrchr(arg, '=');
+	if (!eq || eq == arg)
+		return -1;
+	s->input = strndup(arg, eq - arg);
+	s->rank = 0;
+	const char *p = eq + 1;
+	while (*p) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(p, &end, 10);
+		if (end == p || errno || v <= 0 || s->rank == IR_MAX_RANK)
+			return -1;
+		s->dims[s->rank++] = v;
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		p = end;
+	}
+	return s->rank > 0 ? 0 : -1;
+}
+
+static void report(const struct graph *g, const struct options *opt)
+{
+	size_t weights = 0, unshared = 0;
+	for (int i = 0; i < g->n_tensors; i++) {
+		const struct tensor *t = g->tensors[i];
+		if (t->data)
+			weights += ir_nbytes(t);
+		else if (!t->is_input && !t->is_output && !t->alias)
+			unshared += ir_nbytes(t);
+	}
+	printf("dnncc report for %s (%d layers)\n", opt->model, g->n_nodes);
+	printf("%-32s %-18s %-24s %-12s %s\n", "node", "op", "output", "epilogue", "primitive");
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct node *n = g->nodes[i];
+		char shape[96] = "";
+		const struct tensor *t = n->outputs[0];
+		size_t k = 0;
+		for (int d = 0; t && d < t->rank && k < sizeof shape - 24; d++)
+			k += snprintf(shape + k, sizeof shape - k, "%s%" PRId64, d ? "x" : "",
+			              t->dims[d]);
+		printf("%-32s %-18s %-24s %-12s %s\n", n->name, ir_op_names[n->op], shape,
+		       ir_act_names[n->act], n->primitive ? n->primitive : "reference");
+	}
+	printf("memory plan: activation arena %zu bytes (peak), %zu bytes without sharing, "
+	       "weights %zu bytes\n",
+	       g->arena_size, unshared, weights);
+}
+
+static int compile(const struct options *opt)
+{
+	struct diag d;
+	diag_init(&d, opt->model, stderr);
+	struct graph *g = NULL;
+	if (ends_with(opt->model, ".prototxt")) {
+		diag_error(&d, NULL, "Caffe prototxt input is not supported yet (see issue 4)");
+		return 1;
+	}
+	g = onnx_read(opt->model, opt, &d);
+	if (!g || d.errors) {
+		ir_graph_free(g);
+		return 1;
+	}
+	if (opt->dump_ir)
+		ir_dump(g, stdout, "after frontend");
+	if (ir_verify(g, "frontend", 0, &d)) {
+		ir_graph_free(g);
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
+		const struct pass_entry *p = &pipeline[i];
+		if (p->run(g, opt, &d) || d.errors ||
+		    ir_verify(g, p->name, p->shapes_known, &d)) {
+			ir_graph_free(g);
+			return 1;
+		}
+		if (opt->dump_ir)
+			ir_dump(g, stdout, p->name);
+	}
+	if (opt->report)
+		report(g, opt);
+	int rc = emit_c(g, opt, &d) || d.errors;
+	ir_graph_free(g);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt = {0};
+	opt.weights = WEIGHTS_AUTO;
+	char *name = NULL;
+	static struct shape_override shapes[64];
+
+	/* The command line goes into the generated file's header comment. */
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *cmd = xcalloc(1, len);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(cmd, " ");
+		strcat(cmd, i ? argv[i] : "dnncc");
+	}
+	opt.command_line = cmd;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			fputs(DNNCC_USAGE, stdout);
+			return 0;
+		} else if (strcmp(a, "--version") == 0) {
+			printf("dnncc %s\n", PACKAGE_VERSION);
+			return 0;
+		} else if (strcmp(a, "--report") == 0) {
+			opt.report = 1;
+		} else if (strcmp(a, "--dump-ir") == 0) {
+			opt.dump_ir = 1;
+		} else if (a[0] == '-' && a[1] && !val) {
+			fprintf(stderr, "dnncc: option %s needs a value\n%s", a, DNNCC_USAGE);
+			return 2;
+		} else if (strcmp(a, "-o") == 0) {
+			opt.output = argv[++i];
+		} else if (strcmp(a, "--name") == 0) {
+			name = c_identifier(argv[++i]);
+		} else if (strcmp(a, "--weights") == 0) {
+			i++;
+			if (strcmp(val, "auto") == 0)
+				opt.weights = WEIGHTS_AUTO;
+			else if (strcmp(val, "embed") == 0)
+				opt.weights = WEIGHTS_EMBED;
+			else if (strcmp(val, "c-array") == 0)
+				opt.weights = WEIGHTS_CARRAY;
+			else if (strcmp(val, "file") == 0)
+				opt.weights = WEIGHTS_FILE;
+			else {
+				fprintf(stderr,
+				        "dnncc: --weights %s: expected auto, embed, c-array or file\n",
+				        val);
+				return 2;
+			}
+		} else if (strcmp(a, "--shape") == 0) {
+			i++;
+			if (opt.n_shapes == (int)(sizeof shapes / sizeof shapes[0]) ||
+			    parse_shape(val, &shapes[opt.n_shapes]) != 0) {
+				fprintf(stderr,
+				        "dnncc: --shape %s: expected NAME=D0,D1,... with positive dims\n",
+				        val);
+				return 2;
+			}
+			opt.n_shapes++;
+		} else if (strcmp(a, "--strategy") == 0 || strcmp(a, "--costs") == 0 ||
+		           strcmp(a, "--threads") == 0 || strcmp(a, "--target") == 0) {
+			fprintf(stderr,
+			        "dnncc: option %s is not supported yet: this version emits the "
+			        "reference primitives only\n",
+			        a);
+			return 2;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "dnncc: unknown option %s\n%s", a, DNNCC_USAGE);
+			return 2;
+		} else if (!opt.model) {
+			opt.model = a;
+		} else {
+			fprintf(stderr, "dnncc: more than one model given (%s and %s)\n", opt.model,
+			        a);
+			return 2;
+		}
+	}
+	opt.shapes = shapes;
+	if (!opt.model || !opt.output) {
+		fputs(DNNCC_USAGE, stderr);
+		return 2;
+	}
+	if (!ends_with(opt.output, ".c")) {
+		fprintf(stderr, "dnncc: -o %s: the output must be a .c file\n", opt.output);
+		return 2;
+	}
+	opt.name = name ? name : c_identifier(opt.output);
+	int rc = compile(&opt);
+	free(cmd);
+	return rc;
+}

@@ -1,0 +1,293 @@
+/* ir.c - construction and queries of the graph. All IR objects come from the
+ * graph's arena; only the nodes/tensors pointer arrays and the mapped model
+ * file are separate allocations, released by ir_graph_free. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+
+const char *const ir_op_names[OP_COUNT_] = {
+#define X(e, s) s,
+	IR_OPS(X)
+#undef X
+};
+
+const char *const ir_dtype_names[DTYPE_COUNT_] = {
+	"undef", "float32", "float64", "int64", "int32", "int8", "uint8", "bool", "other",
+};
+
+const char *const ir_layout_names[LAYOUT_COUNT_] = {
+	"model", "chw", "hcw", "hwc", "chw8c", "chw16c",
+};
+
+const char *const ir_act_names[ACT_COUNT_] = {
+	"none", "relu", "leaky_relu", "clip", "sigmoid", "tanh",
+};
+
+/* Parallel tables indexed by an enum must have one row per constant. */
+_Static_assert(sizeof ir_op_names / sizeof ir_op_names[0] == OP_COUNT_, "op names");
+_Static_assert(sizeof ir_dtype_names / sizeof ir_dtype_names[0] == DTYPE_COUNT_, "dtype names");
+
+struct graph *ir_graph_new(const char *source)
+{
+	struct graph *g = xcalloc(1, sizeof *g);
+	arena_init(&g->arena);
+	g->source = arena_strdup(&g->arena, source ? source : "");
+	g->producer = "";
+	return g;
+}
+
+void ir_graph_free(struct graph *g)
+{
+	if (!g)
+		return;
+	free(g->nodes);
+	free(g->tensors);
+	free(g->mapped);
+	arena_free(&g->arena);
+	free(g);
+}
+
+struct tensor *ir_find_tensor(struct graph *g, const char *name)
+{
+	for (int i = 0; i < g->n_tensors; i++)
+		if (strcmp(g->tensors[i]->name, name) == 0)
+			return g->tensors[i];
+	return NULL;
+}
+
+static const char *unique_tensor_name(struct graph *g, const char *name)
+{
+	if (!ir_find_tensor(g, name))
+		return arena_strdup(&g->arena, name);
+	size_t n = strlen(name) + 24;
+	char *buf = arena_alloc(&g->arena, n);
+	for (int k = 1;; k++) {
+		snprintf(buf, n, "%s_%d", name, k);
+		if (!ir_find_tensor(g, buf))
+			return buf;
+	}
+}
+
+struct tensor *ir_new_tensor(struct graph *g, const char *name, enum dtype dtype)
+{
+	struct tensor *t = arena_alloc(&g->arena, sizeof *t);
+	t->name = unique_tensor_name(g, name && *name ? name : "t");
+	t->dtype = dtype;
+	t->rank = -1;
+	t->layout = LAYOUT_MODEL;
+	if (g->n_tensors == g->cap_tensors) {
+		g->cap_tensors = g->cap_tensors ? 2 * g->cap_tensors : 64;
+		g->tensors = xrealloc(g->tensors, g->cap_tensors * sizeof *g->tensors);
+	}
+	t->index = g->n_tensors;
+	g->tensors[g->n_tensors++] = t;
+	return t;
+}
+
+struct tensor *ir_new_constant(struct graph *g, const char *name, enum dtype dtype, int rank,
+                               const int64_t *dims, void *data)
+{
+	struct tensor *t = ir_new_tensor(g, name, dtype);
+	ir_set_shape(t, rank, dims);
+	t->data = data;
+	return t;
+}
+
+struct node *ir_add_node(struct graph *g, enum op op, const char *name, int n_inputs,
+                         struct tensor *const *inputs, int n_outputs,
+                         struct tensor *const *outputs)
+{
+	struct node *n = arena_alloc(&g->arena, sizeof *n);
+	n->op = op;
+	if (name && *name) {
+		n->name = arena_strdup(&g->arena, name);
+	} else {
+		char buf[64];
+		snprintf(buf, sizeof buf, "%s_%d", ir_op_names[op], g->n_nodes);
+		n->name = arena_strdup(&g->arena, buf);
+	}
+	n->n_inputs = n_inputs;
+	n->inputs = arena_alloc(&g->arena, (n_inputs ? n_inputs : 1) * sizeof *n->inputs);
+	for (int i = 0; i < n_inputs; i++)
+		n->inputs[i] = inputs[i];
+	n->n_outputs = n_outputs;
+	n->outputs = arena_alloc(&g->arena, (n_outputs ? n_outputs : 1) * sizeof *n->outputs);
+	for (int i = 0; i < n_outputs; i++) {
+		n->outputs[i] = outputs[i];
+		if (outputs[i])
+			outputs[i]->producer = n;
+	}
+	if (g->n_nodes == g->cap_nodes) {
+		g->cap_nodes = g->cap_nodes ? 2 * g->cap_nodes : 64;
+		g->nodes = xrealloc(g->nodes, g->cap_nodes * sizeof *g->nodes);
+	}
+	n->index = g->n_nodes;
+	g->nodes[g->n_nodes++] = n;
+	return n;
+}
+
+struct attr *ir_add_attr(struct graph *g, struct node *n, const char *name, enum attr_kind kind)
+{
+	struct attr *a = arena_alloc(&g->arena, (n->n_attrs + 1) * sizeof *a);
+	if (n->n_attrs)
+		memcpy(a, n->attrs, n->n_attrs * sizeof *a);
+	n->attrs = a;
+	a += n->n_attrs++;
+	a->name = arena_strdup(&g->arena, name);
+	a->kind = kind;
+	return a;
+}
+
+void ir_set_shape(struct tensor *t, int rank, const int64_t *dims)
+{
+	if (rank < 0 || rank > IR_MAX_RANK)
+		unreachable("rank out of range");
+	t->rank = rank;
+	for (int i = 0; i < rank; i++)
+		t->dims[i] = dims[i];
+}
+
+void ir_replace_uses(struct graph *g, struct tensor *from, struct tensor *to)
+{
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_inputs; k++)
+			if (n->inputs[k] == from)
+				n->inputs[k] = to;
+	}
+	for (int k = 0; k < g->n_outputs; k++)
+		if (g->outputs[k] == from)
+			g->outputs[k] = to;
+}
+
+int ir_use_count(const struct graph *g, const struct tensor *t)
+{
+	int uses = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct node *n = g->nodes[i];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_inputs; k++)
+			uses += n->inputs[k] == t;
+	}
+	return uses;
+}
+
+void ir_compact(struct graph *g)
+{
+	int k = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (g->nodes[i]->dead)
+			continue;
+		g->nodes[i]->index = k;
+		g->nodes[k++] = g->nodes[i];
+	}
+	g->n_nodes = k;
+
+	/* A tensor stays when a live node reads or writes it or the graph
+	 * exposes it. */
+	unsigned char *live = xcalloc(g->n_tensors ? g->n_tensors : 1, 1);
+	for (int i = 0; i < g->n_tensors; i++)
+		g->tensors[i]->index = i;
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		for (int j = 0; j < n->n_inputs; j++)
+			if (n->inputs[j])
+				live[n->inputs[j]->index] = 1;
+		for (int j = 0; j < n->n_outputs; j++)
+			if (n->outputs[j])
+				live[n->outputs[j]->index] = 1;
+	}
+	for (int j = 0; j < g->n_inputs; j++)
+		live[g->inputs[j]->index] = 1;
+	for (int j = 0; j < g->n_outputs; j++)
+		live[g->outputs[j]->index] = 1;
+	k = 0;
+	for (int i = 0; i < g->n_tensors; i++) {
+		struct tensor *t = g->tensors[i];
+		if (!live[i])
+			continue;
+		if (t->producer && t->producer->dead)
+			t->producer = NULL;
+		t->index = k;
+		g->tensors[k++] = t;
+	}
+	g->n_tensors = k;
+	free(live);
+}
+
+int64_t ir_numel(const struct tensor *t)
+{
+	int64_t n = 1;
+	for (int i = 0; i < t->rank; i++)
+		n *= t->dims[i];
+	return n;
+}
+
+size_t ir_dtype_size(enum dtype dt)
+{
+	switch (dt) {
+	case DTYPE_F32: return 4;
+	case DTYPE_F64: return 8;
+	case DTYPE_I64: return 8;
+	case DTYPE_I32: return 4;
+	case DTYPE_I8: return 1;
+	case DTYPE_U8: return 1;
+	case DTYPE_BOOL: return 1;
+	default: return 0;
+	}
+}
+
+size_t ir_nbytes(const struct tensor *t)
+{
+	return (size_t)ir_numel(t) * ir_dtype_size(t->dtype);
+}
+
+struct attr *ir_attr(struct node *n, const char *name)
+{
+	for (int i = 0; i < n->n_attrs; i++) {
+		if (strcmp(n->attrs[i].name, name) == 0) {
+			n->attrs[i].used = 1;
+			return &n->attrs[i];
+		}
+	}
+	return NULL;
+}
+
+int64_t ir_attr_int(struct node *n, const char *name, int64_t dflt)
+{
+	struct attr *a = ir_attr(n, name);
+	return a && a->kind == ATTR_INT ? a->i : dflt;
+}
+
+double ir_attr_float(struct node *n, const char *name, double dflt)
+{
+	struct attr *a = ir_attr(n, name);
+	if (!a)
+		return dflt;
+	if (a->kind == ATTR_FLOAT)
+		return a->f;
+	if (a->kind == ATTR_INT)
+		return (double)a->i;
+	return dflt;
+}
+
+const char *ir_attr_string(struct node *n, const char *name, const char *dflt)
+{
+	struct attr *a = ir_attr(n, name);
+	return a && a->kind == ATTR_STRING ? a->s : dflt;
+}
+
+int ir_attr_ints(struct node *n, const char *name, const int64_t **out)
+{
+	struct attr *a = ir_attr(n, name);
+	if (!a || a->kind != ATTR_INTS) {
+		*out = NULL;
+		return 0;
+	}
+	*out = a->ints;
+	return a->n;
+}

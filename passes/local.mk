@@ -1,0 +1,2 @@
+libdnncc_a_SOURCES += passes/passes.h passes/infer_shapes.c passes/canonicalize.c \
+	passes/plan_memory.c

@@ -1,0 +1,94 @@
+/* passes.h - the compiler's options and its passes, in pipeline order.
+ * Every pass has the same shape: it takes the graph, the options and the
+ * diagnostics sink, returns 0, or the number of problems it reported. */
+#ifndef DNNCC_PASSES_H
+#define DNNCC_PASSES_H
+
+#include "ir/ir.h"
+
+enum weights_mode {
+	WEIGHTS_AUTO,   /* C array for small weight sets, .incbin for large ones */
+	WEIGHTS_EMBED,  /* NAME.weights.bin, embedded with the assembler's .incbin */
+	WEIGHTS_CARRAY, /* a const C array (exact hex-float literals) */
+	WEIGHTS_FILE,   /* NAME.weights.bin read at start-up by NAME_load_weights() */
+};
+
+struct shape_override {
+	const char *input;       /* graph input name */
+	int rank;
+	int64_t dims[IR_MAX_RANK];
+};
+
+struct options {
+	const char *model;        /* input model path */
+	const char *output;       /* -o path of NAME.c */
+	const char *name;         /* C symbol prefix (already a C identifier) */
+	const char *command_line; /* for the generated header comment */
+	enum weights_mode weights;
+	int report;               /* --report */
+	int dump_ir;              /* --dump-ir */
+	int n_shapes;
+	struct shape_override *shapes; /* --shape NAME=d0,d1,... */
+	const char *caffe_weights;     /* --weights X.caffemodel (Caffe) */
+	int random_weights;            /* --random-weights SEED given (Caffe) */
+	unsigned long random_seed;
+	int batch;                     /* --batch N (Caffe), 0 = as declared */
+};
+
+/* ---- infer_shapes.c ---------------------------------------------------------
+ * Needs: a graph from a frontend. Applies --shape overrides, infers every
+ * tensor's dtype and shape in topological order, evaluates nodes whose inputs
+ * are all constant (Constant, Shape/Gather/Unsqueeze/Concat/Reshape/Cast/Slice
+ * chains and small arithmetic) into constants, and marks those nodes dead.
+ * Guarantees: every live tensor has a known shape; errors name the node. */
+int pass_infer_shapes(struct graph *g, const struct options *opt, struct diag *d);
+
+/* ---- canonicalize.c ---------------------------------------------------------
+ * Needs: shapes. Drops Dropout and Identity, folds BatchNormalization into a
+ * preceding Conv (or lowers it to a per-channel affine), turns Clip's min/max
+ * inputs into attributes, fuses Relu/LeakyRelu/Clip/Sigmoid/Tanh into the
+ * epilogue of a single-use Conv or Gemm, rejects what the backend cannot run
+ * (unsupported dtypes, ranks, non-constant operands where constants are
+ * required) with a clear message. */
+int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d);
+
+/* Canonical form: what canonicalize guarantees and the backend relies on.
+ * Every live tensor has a known shape; every tensor a live node computes on
+ * (activations and the constants that feed them) is DTYPE_F32. Attributes are
+ * explicit, with ONNX names, defaults filled in and negative axes normalised:
+ *   OP_CONV      inputs X [N,C,W] or [N,C,H,W], W, optional B (any of them may
+ *                be a non-constant graph input); ints kernel_shape, strides,
+ *                dilations (one per spatial dim), pads (2 per spatial dim:
+ *                begins then ends, auto_pad resolved), int group; node->act.
+ *   OP_GEMM      A, B, optional C; float alpha, beta; int transA, transB; act.
+ *   OP_MATMUL    A, B (ONNX numpy-style broadcasting and 1-D promotion).
+ *   OP_ADD/SUB/MUL/DIV  A, B with multidirectional broadcasting.
+ *   OP_RELU, OP_SIGMOID, OP_TANH; OP_LEAKY_RELU float alpha;
+ *   OP_CLIP      one input; float min, max (inputs 1 and 2 folded in).
+ *   OP_SOFTMAX, OP_LOG_SOFTMAX  int axis (>= 0); int coerce_2d (1 when the
+ *                model's opset < 13: reduce over all dims from axis on).
+ *   OP_MAXPOOL, OP_AVGPOOL  input [N,C,W] or [N,C,H,W]; ints kernel_shape,
+ *                strides, dilations, pads (begins, ends); int
+ *                count_include_pad; ceil_mode is resolved into the output
+ *                shape (a last window starting in the end padding is
+ *                dropped, as PyTorch and Caffe do). One output (no Indices).
+ *   OP_GLOBAL_AVGPOOL, OP_GLOBAL_MAXPOOL  input rank >= 3.
+ *   OP_LRN       float alpha, beta, bias; int size.
+ *   OP_CONCAT    int axis (>= 0).
+ *   OP_TRANSPOSE ints perm.
+ *   OP_PAD       one input; ints pads (2 * rank, begins then ends, may be
+ *                negative); float value; constant mode only.
+ *   OP_FLATTEN, OP_RESHAPE, OP_SQUEEZE, OP_UNSQUEEZE  views: the output is the
+ *                input's data with another shape; extra inputs are ignored.
+ * No other op is live: Dropout, Identity and BatchNormalization are gone, and
+ * Constant/Shape/Gather/Cast/Slice/ConstantOfShape were folded (a leftover is
+ * reported as unsupported on non-constant input). Graph outputs may be
+ * constants or graph inputs. */
+
+/* ---- plan_memory.c ----------------------------------------------------------
+ * Needs: final graph. Views (Reshape, Flatten, Squeeze, Unsqueeze) alias their
+ * input; every other activation gets an offset in one arena so that tensors
+ * whose lifetimes overlap never overlap in memory. Sets graph->arena_size. */
+int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d);
+
+#endif

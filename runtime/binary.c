@@ -1,0 +1,46 @@
+/* binary.c - elementwise arithmetic with broadcasting, ONNX Add, Sub, Mul and
+ * Div (https://onnx.ai/onnx/operators/onnx__Add.html and siblings), numpy
+ * multidirectional broadcasting:
+ *   y[i] = a[sum(i[d] * sa[d])] OP b[sum(i[d] * sb[d])]
+ * for every index vector i of the dense output p->dims (stride 0 on a
+ * broadcast dim); rank 0 is a single element. y may equal a or b when that
+ * operand is not broadcast. */
+#include "runtime/rt_types.h"
+
+static inline float rt_binary_apply(int op, float u, float v)
+{
+	switch (op) {
+	case RT_ADD: return u + v;
+	case RT_SUB: return u - v;
+	case RT_MUL: return u * v;
+	default: return u / v;
+	}
+}
+
+RT_FN void rt_binary(int op, /* enum rt_binop */
+                     const struct rt_bcast *p,
+                     const float *a, /* read through p->sa */
+                     const float *b, /* read through p->sb */
+                     float *y)       /* out: dense [p->dims] */
+{
+	int idx[RT_MAX_RANK] = {0}; /* current output index vector */
+	ptrdiff_t ia = 0, ib = 0;     /* its a and b offsets */
+	size_t count = 1;           /* number of output elements */
+
+	for (int d = 0; d < p->rank; d++)
+		count *= (size_t)p->dims[d];
+	for (size_t t = 0; t < count; t++) {
+		y[t] = rt_binary_apply(op, a[ia], b[ib]);
+		/* next index, last dim fastest */
+		for (int d = p->rank - 1; d >= 0; d--) {
+			idx[d]++;
+			ia += (ptrdiff_t)p->sa[d];
+			ib += (ptrdiff_t)p->sb[d];
+			if (idx[d] < p->dims[d])
+				break;
+			ia -= (ptrdiff_t)p->sa[d] * p->dims[d];
+			ib -= (ptrdiff_t)p->sb[d] * p->dims[d];
+			idx[d] = 0;
+		}
+	}
+}

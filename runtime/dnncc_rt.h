@@ -1,0 +1,40 @@
+/* dnncc_rt.h - the runtime kernels as a library (tests, profiler).
+ * Generated code does not include this file: the backend copies
+ * rt_types.h and the units the model needs (see units.def). */
+#ifndef DNNCC_RT_H
+#define DNNCC_RT_H
+
+#include "runtime/rt_types.h"
+
+/* conv_ref.c: textbook reference (direct loops, any stride/pad/dilation/group) */
+void rt_conv2d_ref(const struct rt_conv2d *p, const float *x, const float *w, const float *b,
+                   float *y);
+/* maxpool.c, avgpool.c */
+void rt_maxpool2d(const struct rt_pool2d *p, const float *x, float *y);
+void rt_avgpool2d(const struct rt_pool2d *p, const float *x, float *y);
+/* global_avgpool.c, global_maxpool.c: x [NC, HW] -> y [NC] */
+void rt_global_avgpool(int nc, int hw, const float *x, float *y);
+void rt_global_maxpool(int nc, int hw, const float *x, float *y);
+/* gemm_ref.c */
+void rt_gemm_ref(const struct rt_gemm *p, const float *a, const float *b, const float *c, float *y);
+/* matmul.c: y[batch][M][N] = a[batch][M][K] * b[batch][K][N]; batch->sa/sb
+ * count matrices (offsets are multiplied by M*K and K*N); y is dense. */
+void rt_matmul(const struct rt_bcast *batch, int M, int N, int K, const float *a, const float *b,
+               float *y);
+/* binary.c: y = a OP b with broadcasting */
+void rt_binary(int op, const struct rt_bcast *p, const float *a, const float *b, float *y);
+/* unary.c: y[i] = act(x[i]) for n elements; x may equal y */
+void rt_unary(int act, float alpha, float beta, size_t n, const float *x, float *y);
+/* softmax.c: x, y [outer, len, inner]; softmax (or log-softmax) along len */
+void rt_softmax(int outer, int len, int inner, int log_softmax, const float *x, float *y);
+/* lrn.c: ONNX LRN across channels; x, y [N, C, HW] */
+void rt_lrn(int N, int C, int HW, int size, float alpha, float beta, float bias, const float *x,
+            float *y);
+/* concat.c: copies x [outer, part] into y [outer, total] at column offset */
+void rt_concat_part(int outer, int part, int total, int offset, const float *x, float *y);
+/* transpose.c */
+void rt_transpose(const struct rt_transpose *p, const float *x, float *y);
+/* pad.c */
+void rt_pad_constant(const struct rt_pad *p, const float *x, float *y);
+
+#endif

@@ -1,0 +1,118 @@
+/* rt_types.h - types shared by the runtime kernels and by generated code.
+ *
+ * The runtime is plain C99 with no allocation: callers pass every buffer.
+ * It is built twice: as libdnncc_rt.a for the tests and the profiler
+ * (RT_FN is empty, prototypes in dnncc_rt.h), and as text that the backend
+ * copies into generated code, where RT_FN is `static` so that two generated
+ * models link into one program. This header is copied first, without the
+ * include guard's help, so it holds only types, macros and static inlines. */
+#ifndef DNNCC_RT_TYPES_H
+#define DNNCC_RT_TYPES_H
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#ifndef RT_FN
+#define RT_FN
+#endif
+
+#define RT_MAX_RANK 8
+
+/* Epilogue applied to every output element; numbering matches enum act. */
+enum rt_act {
+	RT_ACT_NONE,
+	RT_ACT_RELU,
+	RT_ACT_LEAKY_RELU, /* alpha: slope for x < 0 */
+	RT_ACT_CLIP,       /* alpha: min, beta: max */
+	RT_ACT_SIGMOID,
+	RT_ACT_TANH
+};
+
+static inline float rt_act_apply(int act, float alpha, float beta, float v)
+{
+	switch (act) {
+	case RT_ACT_RELU: return v > 0.0f ? v : 0.0f;
+	case RT_ACT_LEAKY_RELU: return v >= 0.0f ? v : v * alpha;
+	case RT_ACT_CLIP: return v < alpha ? alpha : (v > beta ? beta : v);
+	case RT_ACT_SIGMOID: return 1.0f / (1.0f + expf(-v));
+	case RT_ACT_TANH: return tanhf(v);
+	default: return v;
+	}
+}
+
+/* 2-D convolution, ONNX Conv semantics (cross-correlation).
+ * x: [N, C, H, W]   w: [M, C/group, kH, kW]   b: [M] or NULL   y: [N, M, oH, oW] */
+struct rt_conv2d {
+	int N, C, H, W;   /* input dims */
+	int M, oH, oW;    /* output channels and spatial dims */
+	int kH, kW;       /* kernel */
+	int sH, sW;       /* strides */
+	int dH, dW;       /* dilations */
+	int padT, padL;   /* leading pads (trailing pads are implied by oH, oW) */
+	int group;        /* C and M are multiples of group */
+	int act;          /* enum rt_act epilogue */
+	float alpha, beta;
+};
+
+/* 2-D pooling, ONNX MaxPool / AveragePool semantics.
+ * x: [N, C, H, W]   y: [N, C, oH, oW]. Window (i, j) covers input rows
+ * i*sH - padT + u*dH, u < kH (columns likewise). Elements outside the input are
+ * skipped (max) or count as zero; for average, the divisor counts the window
+ * elements inside [−padT, H + padB) x [−padL, W + padR) when
+ * count_include_pad, else only those inside the input. */
+struct rt_pool2d {
+	int N, C, H, W;
+	int oH, oW;
+	int kH, kW;
+	int sH, sW;
+	int dH, dW;
+	int padT, padL, padB, padR;
+	int count_include_pad;
+};
+
+/* Y = act(alpha * op(A) * op(B) + beta * C), ONNX Gemm.
+ * a: [M, K] ([K, M] if transA)   b: [K, N] ([N, K] if transB)
+ * c: element (m, n) at c[m * c_sm + n * c_sn] (strides 0 broadcast), or NULL
+ * y: [M, N] */
+struct rt_gemm {
+	int M, N, K;
+	int transA, transB;
+	float alpha, beta;
+	int c_sm, c_sn;
+	int act;
+	float act_alpha, act_beta;
+};
+
+/* Broadcast iteration over a dense output of `rank` dims: element with index
+ * vector i reads a at sum(i[k] * sa[k]) and b at sum(i[k] * sb[k]) (stride 0
+ * on broadcast dims). Also used for MatMul's batch dims, where the strides
+ * count elements of whole matrices. */
+struct rt_bcast {
+	int rank;
+	int dims[RT_MAX_RANK];
+	int sa[RT_MAX_RANK];
+	int sb[RT_MAX_RANK];
+};
+
+enum rt_binop { RT_ADD, RT_SUB, RT_MUL, RT_DIV };
+
+/* Transpose: y is dense over dims[]; y's element with index i reads x at
+ * sum(i[k] * sx[k]). */
+struct rt_transpose {
+	int rank;
+	int dims[RT_MAX_RANK];
+	int sx[RT_MAX_RANK];
+};
+
+/* Constant pad: x dense [in_dims], y dense [out_dims],
+ * out_dims[k] = in_dims[k] + begin[k] + end[k] (ends may be negative: crop). */
+struct rt_pad {
+	int rank;
+	int in_dims[RT_MAX_RANK];
+	int out_dims[RT_MAX_RANK];
+	int begin[RT_MAX_RANK];
+	float value;
+};
+
+#endif
