@@ -16,11 +16,14 @@
 
 #define DNNCC_USAGE                                                                       \
 	"usage: dnncc MODEL -o OUT/NAME.c [options]\n"                                    \
-	"  MODEL is an ONNX file (.onnx)\n"                                              \
+	"  MODEL is an ONNX file (.onnx) or a Caffe deploy.prototxt\n"                 \
 	"options:\n"                                                                      \
 	"  -o FILE                output C file; NAME.h (and NAME.weights.bin) go beside it\n" \
 	"  --name PREFIX          C symbol prefix (default: NAME from -o)\n"             \
 	"  --weights MODE         auto (default) | embed | c-array | file\n"             \
+	"  --weights X.caffemodel Caffe weights for a .prototxt model\n"               \
+	"  --random-weights SEED  Caffe without weights: deterministic random weights\n" \
+	"  --batch N              Caffe: override the declared batch size\n"          \
 	"  --shape NAME=D0,D1,..  pin the shape of a graph input (symbolic dims)\n"     \
 	"  --report               print per-layer choices and the memory plan\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
@@ -122,11 +125,10 @@ static int compile(const struct options *opt)
 	struct diag d;
 	diag_init(&d, opt->model, stderr);
 	struct graph *g = NULL;
-	if (ends_with(opt->model, ".prototxt")) {
-		diag_error(&d, NULL, "Caffe prototxt input is not supported yet (see issue 4)");
-		return 1;
-	}
-	g = onnx_read(opt->model, opt, &d);
+	if (ends_with(opt->model, ".prototxt"))
+		g = caffe_read(opt->model, opt, &d);
+	else
+		g = onnx_read(opt->model, opt, &d);
 	if (!g || d.errors) {
 		ir_graph_free(g);
 		return 1;
@@ -203,11 +205,29 @@ int main(int argc, char **argv)
 				opt.weights = WEIGHTS_CARRAY;
 			else if (strcmp(val, "file") == 0)
 				opt.weights = WEIGHTS_FILE;
+			else if (ends_with(val, ".caffemodel"))
+				opt.caffe_weights = val;
 			else {
 				fprintf(stderr,
-				        "dnncc: --weights %s: expected auto, embed, c-array or file\n",
+				        "dnncc: --weights %s: expected auto, embed, c-array, file or a "
+				        ".caffemodel\n",
 				        val);
 				return 2;
+			}
+		} else if (strcmp(a, "--random-weights") == 0 || strcmp(a, "--batch") == 0) {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(argv[++i], &end, 10);
+			if (end == val || *end || errno || (a[2] == 'b' && (v == 0 || v > 65536))) {
+				fprintf(stderr, "dnncc: %s %s: expected a %s\n", a, val,
+				        a[2] == 'b' ? "batch size from 1 to 65536" : "non-negative seed");
+				return 2;
+			}
+			if (a[2] == 'b') {
+				opt.batch = (int)v;
+			} else {
+				opt.random_weights = 1;
+				opt.random_seed = v;
 			}
 		} else if (strcmp(a, "--shape") == 0) {
 			i++;
