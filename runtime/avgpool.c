@@ -8,7 +8,9 @@
  * [-padT, H + padB) x [-padL, W + padR); without it, only those inside the
  * input. Positions beyond the padded input (the overhang of the last window
  * under ceil_mode) are never counted: this is what the ONNX reference
- * implementation does (it pads such positions with NaN and drops them). */
+ * implementation does (it pads such positions with NaN and drops them). A
+ * window with no counted position (impossible for shapes ONNX accepts)
+ * gives 0. */
 #include "runtime/rt_types.h"
 
 RT_FN void rt_avgpool2d(const struct rt_pool2d *p,

@@ -24,7 +24,7 @@ RT_FN void rt_binary(int op, /* enum rt_binop */
                      float *y)       /* out: dense [p->dims] */
 {
 	int idx[RT_MAX_RANK] = {0}; /* current output index vector */
-	ptrdiff_t ia = 0, ib = 0;     /* its a and b offsets */
+	ptrdiff_t ia = 0, ib = 0;   /* its a and b offsets */
 	size_t count = 1;           /* number of output elements */
 
 	for (int d = 0; d < p->rank; d++)

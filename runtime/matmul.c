@@ -15,7 +15,7 @@ RT_FN void rt_matmul(const struct rt_bcast *batch, int M, int N, int K,
                      float *y)       /* out: [batch->dims..., M, N] */
 {
 	int idx[RT_MAX_RANK] = {0}; /* current batch index vector */
-	ptrdiff_t ia = 0, ib = 0;     /* its a and b matrix offsets, in matrices */
+	ptrdiff_t ia = 0, ib = 0;   /* its a and b matrix offsets, in matrices */
 	size_t count = 1;           /* number of output matrices */
 
 	for (int d = 0; d < batch->rank; d++)

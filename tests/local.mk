@@ -12,6 +12,6 @@ tests_test_ir_LDADD = $(TEST_LDADD)
 check_PROGRAMS += tests/test_runtime
 tests_test_runtime_SOURCES = tests/test_runtime.c
 tests_test_runtime_CPPFLAGS = $(TEST_CPPFLAGS)
-tests_test_runtime_LDADD = $(TEST_LDADD)
+tests_test_runtime_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
 endif
 TESTS += $(check_PROGRAMS)
