@@ -36,7 +36,7 @@ struct options {
 };
 
 /* ---- infer_shapes.c ---------------------------------------------------------
- * Needs: a graph from a frontend. Applies --shape overrides, infers every
+ * Needs: a graph from a frontend (which has applied --shape). Infers every
  * tensor's dtype and shape in topological order, evaluates nodes whose inputs
  * are all constant (Constant, Shape/Gather/Unsqueeze/Concat/Reshape/Cast/Slice
  * chains and small arithmetic) into constants, and marks those nodes dead.
