@@ -14,3 +14,7 @@ frontend/onnx.pb-c.c frontend/onnx.pb-c.h: $(ONNX_PROTO)
 frontend/caffe.pb-c.c frontend/caffe.pb-c.h: $(srcdir)/frontend/caffe.proto
 	$(AM_V_GEN)$(MKDIR_P) frontend && \
 	$(PROTOC_C) -I$(srcdir)/frontend --c_out=frontend $(srcdir)/frontend/caffe.proto
+
+# The generated headers must exist before the objects that include them.
+frontend/libdnncc_a-onnx.$(OBJEXT): frontend/onnx.pb-c.h
+frontend/libdnncc_a-caffe.$(OBJEXT): frontend/caffe.pb-c.h

@@ -9,6 +9,11 @@ tests_test_ir_SOURCES = tests/test_ir.c
 tests_test_ir_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_ir_LDADD = $(TEST_LDADD)
 
+check_PROGRAMS += tests/test_passes
+tests_test_passes_SOURCES = tests/test_passes.c
+tests_test_passes_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_passes_LDADD = $(TEST_LDADD)
+
 check_PROGRAMS += tests/test_runtime
 tests_test_runtime_SOURCES = tests/test_runtime.c
 tests_test_runtime_CPPFLAGS = $(TEST_CPPFLAGS)
@@ -25,5 +30,39 @@ tests_test_onnx_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_onnx_LDADD = $(TEST_LDADD)
 # The test builds models with the generated protobuf-c API.
 tests/test_onnx-test_onnx.$(OBJEXT): frontend/onnx.pb-c.h
+
+# The emitter's tests compile and run generated C with the system's cc.
+check_PROGRAMS += tests/test_emit
+tests_test_emit_SOURCES = tests/test_emit.c
+tests_test_emit_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_emit_LDADD = $(TEST_LDADD)
 endif
 TESTS += $(check_PROGRAMS)
+
+# The primitive library: every table row against sum2d, every transform.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_primitives
+tests_test_primitives_SOURCES = tests/test_primitives.c tests/conv_layers.h
+tests_test_primitives_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_primitives_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+endif
+
+# The ONNX node conformance runner (tests/conformance.c) and the torchvision
+# end-to-end test (tests/e2e/). No Criterion: they are plain programs that
+# run dnncc and the system's C compiler; their settings come from configure.
+check_PROGRAMS += tests/conformance
+tests_conformance_SOURCES = tests/conformance.c
+tests_conformance_CPPFLAGS = $(AM_CPPFLAGS) $(PROTOBUF_C_CFLAGS)
+tests_conformance_LDADD = $(DNNCC_LIBS)
+tests/conformance-conformance.$(OBJEXT): frontend/onnx.pb-c.h
+EXTRA_DIST += tests/harness.c tests/conformance_refused.txt
+dist_noinst_SCRIPTS += tests/e2e/run.sh tests/e2e/export_models.py
+TESTS += tests/e2e/run.sh
+AM_TESTS_ENVIRONMENT += ONNX_TESTDATA='$(ONNX_TESTDATA)'; DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)'; \
+	DNNCC_SRCDIR='$(abs_top_srcdir)'; DNNCC_BUILDDIR='$(abs_top_builddir)'; CC='$(CC)'; \
+	export ONNX_TESTDATA DNNCC DNNCC_SRCDIR DNNCC_BUILDDIR CC;
+# The exported models are a cache kept between runs of make check (about 1 GB).
+clean-local: clean-e2e-cache
+clean-e2e-cache:
+	-rm -rf tests/e2e-cache
+.PHONY: clean-e2e-cache

@@ -1,0 +1,1272 @@
+/* canonicalize.c - bring the graph into the canonical form of passes.h, the
+ * one contract the backend reads.
+ *
+ * Needs: pass_infer_shapes (every live tensor has a dtype and a shape, constant
+ * subgraphs folded). Attributes are still as the model gave them: possibly
+ * absent, auto_pad unresolved, and opset-dependent operands (Clip min/max, Pad
+ * pads/value, Reshape shape, Squeeze/Unsqueeze axes) still inputs.
+ *
+ * In order it
+ *  1. drops Dropout, Identity and same-type Cast, rewiring their readers,
+ *     and nodes whose results nothing reads;
+ *  2. checks every node against what the backend can run (float32 data, 1-D
+ *     and 2-D convolution and pooling, ranks the runtime handles, no leftover
+ *     shape arithmetic) and makes its attributes explicit: ONNX defaults
+ *     filled in, auto_pad resolved into pads, negative axes normalised, Clip,
+ *     Pad and view operands moved into attributes or dropped;
+ *  3. folds BatchNormalization into the Conv before it, or lowers it to a
+ *     per-channel Mul + Add;
+ *  4. warns about attributes nothing consumed (STYLE.md §5);
+ *  5. fuses Relu/LeakyRelu/Clip/Sigmoid/Tanh into a single-use Conv or Gemm;
+ *  6. compacts the graph.
+ * Guarantees: the canonical form, or one error per node it cannot compile. */
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "passes/passes.h"
+#include "runtime/rt_types.h"
+
+/* ---- queries --------------------------------------------------------------- */
+
+static int is_graph_output(const struct graph *g, const struct tensor *t)
+{
+	for (int k = 0; k < g->n_outputs; k++)
+		if (g->outputs[k] == t)
+			return 1;
+	return 0;
+}
+
+/* Live node inputs and graph outputs that read t. */
+static int n_readers(const struct graph *g, const struct tensor *t)
+{
+	return ir_use_count(g, t) + is_graph_output(g, t);
+}
+
+static struct node *live_producer(const struct tensor *t)
+{
+	return t && t->producer && !t->producer->dead ? t->producer : NULL;
+}
+
+/* Element i of a numeric constant, as a double. */
+static double const_elem(const struct tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case DTYPE_F32: return ((const float *)t->data)[i];
+	case DTYPE_F64: return ((const double *)t->data)[i];
+	case DTYPE_I64: return (double)((const int64_t *)t->data)[i];
+	case DTYPE_I32: return ((const int32_t *)t->data)[i];
+	case DTYPE_I8: return ((const int8_t *)t->data)[i];
+	case DTYPE_U8:
+	case DTYPE_BOOL: return ((const uint8_t *)t->data)[i];
+	default: unreachable("const_elem on a non-numeric constant");
+	}
+}
+
+static int is_integer_dtype(enum dtype dt)
+{
+	return dt == DTYPE_I64 || dt == DTYPE_I32 || dt == DTYPE_I8 || dt == DTYPE_U8;
+}
+
+/* A node name not taken yet: base, or base_1, base_2, ... (arena). */
+static const char *unique_node_name(struct graph *g, const char *base)
+{
+	size_t n = strlen(base) + 24;
+	char *buf = arena_alloc(&g->arena, n);
+	snprintf(buf, n, "%s", base);
+	for (int k = 1;; k++) {
+		int taken = 0;
+		for (int i = 0; i < g->n_nodes && !taken; i++)
+			taken = strcmp(g->nodes[i]->name, buf) == 0;
+		if (!taken)
+			return buf;
+		snprintf(buf, n, "%s_%d", base, k);
+	}
+}
+
+/* A tensor name built from a base and a suffix (ir_new_tensor makes it unique). */
+static const char *derived_name(char *buf, size_t size, const char *base, const char *suffix)
+{
+	snprintf(buf, size, "%s%s", base, suffix);
+	return buf;
+}
+
+/* Appends a node, then moves it right after `anchor` so the order stays
+ * topological; renumbers the nodes behind it. */
+static struct node *insert_node_after(struct graph *g, const struct node *anchor, enum op op,
+                                      const char *name, int n_inputs,
+                                      struct tensor *const *inputs, int n_outputs,
+                                      struct tensor *const *outputs)
+{
+	struct node *n = ir_add_node(g, op, name, n_inputs, inputs, n_outputs, outputs);
+	int pos = anchor->index + 1;
+	memmove(&g->nodes[pos + 1], &g->nodes[pos], (size_t)(g->n_nodes - 1 - pos) * sizeof *g->nodes);
+	g->nodes[pos] = n;
+	for (int i = pos; i < g->n_nodes; i++)
+		g->nodes[i]->index = i;
+	return n;
+}
+
+/* ---- attributes -------------------------------------------------------------
+ * Readers mark what they read as used (ir_attr does) and report an attribute
+ * of the wrong kind; writers overwrite or add, so the canonical value is the
+ * only one left. ir_add_attr moves the attribute array: never keep a struct
+ * attr pointer across a write. */
+
+static int64_t get_int(struct diag *d, struct node *n, const char *name, int64_t dflt)
+{
+	struct attr *a = ir_attr(n, name);
+	if (!a)
+		return dflt;
+	if (a->kind != ATTR_INT) {
+		diag_error(d, n, "attribute '%s' must be an integer", name);
+		return dflt;
+	}
+	return a->i;
+}
+
+static double get_float(struct diag *d, struct node *n, const char *name, double dflt)
+{
+	struct attr *a = ir_attr(n, name);
+	if (!a)
+		return dflt;
+	if (a->kind == ATTR_FLOAT)
+		return a->f;
+	if (a->kind == ATTR_INT)
+		return (double)a->i;
+	diag_error(d, n, "attribute '%s' must be a float", name);
+	return dflt;
+}
+
+static const char *get_string(struct diag *d, struct node *n, const char *name, const char *dflt)
+{
+	struct attr *a = ir_attr(n, name);
+	if (!a)
+		return dflt;
+	if (a->kind != ATTR_STRING) {
+		diag_error(d, n, "attribute '%s' must be a string", name);
+		return dflt;
+	}
+	return a->s;
+}
+
+/* Count of an ints attribute, -1 when absent, -2 (reported) when of another kind. */
+static int get_ints(struct diag *d, struct node *n, const char *name, const int64_t **out)
+{
+	struct attr *a = ir_attr(n, name);
+	*out = NULL;
+	if (!a)
+		return -1;
+	if (a->kind != ATTR_INTS) {
+		diag_error(d, n, "attribute '%s' must be a list of integers", name);
+		return -2;
+	}
+	*out = a->ints;
+	return a->n;
+}
+
+static struct attr *put_attr(struct graph *g, struct node *n, const char *name, enum attr_kind kind)
+{
+	struct attr *a = ir_attr(n, name);
+	if (!a)
+		a = ir_add_attr(g, n, name, kind);
+	a->kind = kind;
+	a->used = 1;
+	return a;
+}
+
+static void put_int(struct graph *g, struct node *n, const char *name, int64_t v)
+{
+	put_attr(g, n, name, ATTR_INT)->i = v;
+}
+
+static void put_float(struct graph *g, struct node *n, const char *name, double v)
+{
+	put_attr(g, n, name, ATTR_FLOAT)->f = v;
+}
+
+static void put_string(struct graph *g, struct node *n, const char *name, const char *v)
+{
+	put_attr(g, n, name, ATTR_STRING)->s = arena_strdup(&g->arena, v);
+}
+
+static void put_ints(struct graph *g, struct node *n, const char *name, int count,
+                     const int64_t *v)
+{
+	int64_t *copy = arena_memdup(&g->arena, v, (size_t)count * sizeof *v);
+	struct attr *a = put_attr(g, n, name, ATTR_INTS);
+	a->n = count;
+	a->ints = copy;
+}
+
+/* Reads an ints attribute that must have `want` values, each at least `min`,
+ * into out[]; fills dflt when absent. Returns 0, or 1 after reporting. */
+static int read_ints(struct diag *d, struct node *n, const char *name, int want, int64_t dflt,
+                     int64_t min, int sp, int64_t *out)
+{
+	const int64_t *v;
+	int count = get_ints(d, n, name, &v);
+	if (count == -2)
+		return 1;
+	if (count == -1) {
+		for (int i = 0; i < want; i++)
+			out[i] = dflt;
+		return 0;
+	}
+	if (count != want) {
+		diag_error(d, n, "%s has %d values, expected %d for a %d-D kernel", name, count, want,
+		           sp);
+		return 1;
+	}
+	for (int i = 0; i < want; i++) {
+		if (v[i] < min) {
+			diag_error(d, n, "%s[%d] is %" PRId64 ", expected at least %" PRId64, name, i,
+			           v[i], min);
+			return 1;
+		}
+		out[i] = v[i];
+	}
+	return 0;
+}
+
+/* An axis in [-rank, rank) becomes one in [0, rank). */
+static int normalize_axis(struct diag *d, struct node *n, int64_t *axis, int rank)
+{
+	if (*axis < -rank || *axis >= rank) {
+		diag_error(d, n, "axis %" PRId64 " is out of range [%d, %d]", *axis, -rank, rank - 1);
+		return 1;
+	}
+	if (*axis < 0)
+		*axis += rank;
+	return 0;
+}
+
+/* ---- structural checks ----------------------------------------------------- */
+
+static int required_inputs(enum op op)
+{
+	switch (op) {
+	case OP_CONV:
+	case OP_GEMM:
+	case OP_MATMUL:
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV: return 2;
+	case OP_BATCHNORM: return 5;
+	case OP_CONSTANT: return 0;
+	default: return 1;
+	}
+}
+
+/* How many leading inputs carry data the node computes on; the rest are
+ * operands canonicalize moves into attributes or drops. */
+static int data_inputs(const struct node *n)
+{
+	switch (n->op) {
+	case OP_CLIP:
+	case OP_PAD:
+	case OP_FLATTEN:
+	case OP_RESHAPE:
+	case OP_SQUEEZE:
+	case OP_UNSQUEEZE: return n->n_inputs < 1 ? n->n_inputs : 1;
+	default: return n->n_inputs;
+	}
+}
+
+static int has_required_inputs(const struct node *n)
+{
+	int need = required_inputs(n->op);
+	if (n->n_inputs < need || n->n_outputs < 1 || !n->outputs[0])
+		return 0;
+	for (int i = 0; i < need; i++)
+		if (!n->inputs[i])
+			return 0;
+	return 1;
+}
+
+/* Inputs whose producers must run: all but the shape/axes operands of views. */
+static int read_inputs(const struct node *n)
+{
+	switch (n->op) {
+	case OP_FLATTEN:
+	case OP_RESHAPE:
+	case OP_SQUEEZE:
+	case OP_UNSQUEEZE: return n->n_inputs < 1 ? n->n_inputs : 1;
+	default: return n->n_inputs;
+	}
+}
+
+static int check_arity(struct diag *d, struct node *n)
+{
+	int need = required_inputs(n->op);
+	if (n->n_inputs < need) {
+		diag_error(d, n, "has %d inputs, expected at least %d", n->n_inputs, need);
+		return 1;
+	}
+	for (int i = 0; i < need; i++) {
+		if (!n->inputs[i]) {
+			diag_error(d, n, "required input %d is missing", i);
+			return 1;
+		}
+	}
+	if (n->n_outputs < 1 || !n->outputs[0]) {
+		diag_error(d, n, "has no output");
+		return 1;
+	}
+	return 0;
+}
+
+/* Everything a node computes on is float32 and within the runtime's rank. */
+static int check_tensor(struct diag *d, struct node *n, const struct tensor *t, const char *role)
+{
+	if (t->dtype != DTYPE_F32) {
+		diag_error(d, n, "unsupported data type %s for %s '%s'", ir_dtype_names[t->dtype], role,
+		           t->name);
+		return 1;
+	}
+	if (t->rank > RT_MAX_RANK) {
+		diag_error(d, n, "rank %d of %s '%s' exceeds the supported maximum of %d", t->rank,
+		           role, t->name, RT_MAX_RANK);
+		return 1;
+	}
+	return 0;
+}
+
+static int check_types(struct diag *d, struct node *n)
+{
+	int err = 0;
+	for (int i = 0; i < data_inputs(n); i++)
+		if (n->inputs[i])
+			err += check_tensor(d, n, n->inputs[i], "input");
+	err += check_tensor(d, n, n->outputs[0], "output");
+	return err;
+}
+
+/* Only the first output of n can be computed; the others must be unread,
+ * and are dropped. `what` names them in the message. */
+static int drop_extra_outputs(struct graph *g, struct node *n, struct diag *d, const char *what)
+{
+	int err = 0;
+	for (int k = 1; k < n->n_outputs; k++) {
+		struct tensor *t = n->outputs[k];
+		if (t && n_readers(g, t)) {
+			diag_error(d, n, "%s ('%s') is used, which is not supported", what, t->name);
+			err++;
+		}
+	}
+	if (err)
+		return err;
+	for (int k = 1; k < n->n_outputs; k++)
+		if (n->outputs[k] && n->outputs[k]->producer == n)
+			n->outputs[k]->producer = NULL;
+	n->n_outputs = 1;
+	return 0;
+}
+
+/* ---- 1. Dropout, Identity, same-type Cast ----------------------------------- */
+
+/* The node's output is replaced by its input everywhere. A graph output keeps
+ * its place in g->outputs, now naming the input tensor. */
+static int remove_passthrough(struct graph *g, struct node *n, struct diag *d)
+{
+	if (n->op == OP_DROPOUT && drop_extra_outputs(g, n, d, "the mask output"))
+		return 1;
+	struct tensor *in = n->inputs[0];   /* any shape */
+	struct tensor *out = n->outputs[0]; /* the same shape and contents */
+	if (n->op == OP_DROPOUT) {
+		/* ratio, seed and training_mode only matter in training. */
+		for (int k = 0; k < n->n_attrs; k++)
+			n->attrs[k].used = 1;
+	}
+	ir_replace_uses(g, out, in);
+	n->dead = 1;
+	if (out->producer == n)
+		out->producer = NULL;
+	return 0;
+}
+
+static int is_passthrough(struct node *n)
+{
+	if (n->op == OP_DROPOUT || n->op == OP_IDENTITY)
+		return 1;
+	if (n->op == OP_CAST && n->n_inputs >= 1 && n->inputs[0] && n->n_outputs >= 1 &&
+	    n->outputs[0] && n->inputs[0]->dtype == n->outputs[0]->dtype) {
+		ir_attr(n, "to");
+		return 1;
+	}
+	return 0;
+}
+
+/* Drops nodes nothing reads, latest first so whole unused chains go. The
+ * shape and axes operands of views do not count as reads: the inferred output
+ * shape already says what they said, and canonicalize drops them. */
+static void remove_unread_nodes(struct graph *g)
+{
+	int *reads = xcalloc(g->n_tensors ? g->n_tensors : 1, sizeof *reads);
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct node *n = g->nodes[i];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < read_inputs(n); k++)
+			if (n->inputs[k])
+				reads[n->inputs[k]->index]++;
+	}
+	for (int k = 0; k < g->n_outputs; k++)
+		reads[g->outputs[k]->index]++;
+	for (int i = g->n_nodes - 1; i >= 0; i--) {
+		struct node *n = g->nodes[i];
+		int read = 0, written = 0;
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_outputs; k++) {
+			if (n->outputs[k]) {
+				written++;
+				read += reads[n->outputs[k]->index];
+			}
+		}
+		if (!written || read)
+			continue;
+		n->dead = 1;
+		for (int k = 0; k < read_inputs(n); k++)
+			if (n->inputs[k])
+				reads[n->inputs[k]->index]--;
+	}
+	free(reads);
+}
+
+/* ---- 2. per-op canonicalisation ----------------------------------------------- */
+
+/* Conv and pooling run on [N, C, W] and [N, C, H, W] only. */
+static int check_spatial(struct diag *d, struct node *n, const struct tensor *x)
+{
+	if (x->rank == 3 || x->rank == 4)
+		return 0;
+	if (x->rank > 4)
+		diag_error(d, n, "%d-D %s is not supported (only 1-D and 2-D; input '%s' has rank %d)",
+		           x->rank - 2, n->op == OP_CONV ? "convolution" : "pooling", x->name, x->rank);
+	else
+		diag_error(d, n, "input '%s' has rank %d, expected [N, C, W] or [N, C, H, W]", x->name,
+		           x->rank);
+	return 1;
+}
+
+/* kernel_shape, strides, dilations and pads of a Conv or pooling node, with
+ * auto_pad resolved (ONNX Conv: SAME_* pads so that out = ceil(in / stride),
+ * the odd pixel going to the end for SAME_UPPER and to the beginning for
+ * SAME_LOWER; VALID pads nothing). w_kernel: the kernel dims from Conv's
+ * weights, or NULL when kernel_shape is required. The inferred output size is
+ * checked against the window: floor((in + pads - eff) / s) + 1, or with
+ * ceil_mode ceil(...) + 1 less a last window that starts in the end padding. */
+static int canon_window(struct graph *g, struct node *n, struct diag *d,
+                        const int64_t *w_kernel, int ceil_mode)
+{
+	const struct tensor *x = n->inputs[0];  /* [N, C, (H,) W] */
+	const struct tensor *y = n->outputs[0]; /* [N, M or C, (oH,) oW] */
+	int sp = x->rank - 2;
+	int64_t kernel[2], strides[2], dilations[2], pads[4];
+	const int64_t *v;
+	int count = get_ints(d, n, "kernel_shape", &v);
+	if (count == -2)
+		return 1;
+	if (count == -1 && !w_kernel) {
+		diag_error(d, n, "attribute 'kernel_shape' is required");
+		return 1;
+	}
+	if (count >= 0 && count != sp) {
+		diag_error(d, n, "kernel_shape has %d values, expected %d for a %d-D kernel", count, sp,
+		           sp);
+		return 1;
+	}
+	for (int i = 0; i < sp; i++) {
+		kernel[i] = count >= 0 ? v[i] : w_kernel[i];
+		if (w_kernel && kernel[i] != w_kernel[i]) {
+			diag_error(d, n, "kernel_shape[%d] is %" PRId64 " but the weights have %" PRId64,
+			           i, kernel[i], w_kernel[i]);
+			return 1;
+		}
+		if (kernel[i] < 1) {
+			diag_error(d, n, "kernel_shape[%d] is %" PRId64 ", expected at least 1", i,
+			           kernel[i]);
+			return 1;
+		}
+	}
+	if (read_ints(d, n, "strides", sp, 1, 1, sp, strides) ||
+	    read_ints(d, n, "dilations", sp, 1, 1, sp, dilations) ||
+	    read_ints(d, n, "pads", 2 * sp, 0, 0, sp, pads))
+		return 1;
+
+	const char *auto_pad = get_string(d, n, "auto_pad", "NOTSET");
+	int same_upper = strcmp(auto_pad, "SAME_UPPER") == 0;
+	int same_lower = strcmp(auto_pad, "SAME_LOWER") == 0;
+	int valid = strcmp(auto_pad, "VALID") == 0;
+	if (!same_upper && !same_lower && !valid && strcmp(auto_pad, "NOTSET") != 0) {
+		diag_error(d, n, "auto_pad '%s' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID",
+		           auto_pad);
+		return 1;
+	}
+	for (int i = 0; i < sp; i++) {
+		int64_t in = x->dims[2 + i];
+		int64_t eff = (kernel[i] - 1) * dilations[i] + 1; /* dilated kernel extent */
+		if (same_upper || same_lower) {
+			int64_t out = (in + strides[i] - 1) / strides[i];
+			int64_t total = (out - 1) * strides[i] + eff - in;
+			if (total < 0)
+				total = 0;
+			int64_t small = total / 2, big = total - small;
+			pads[i] = same_upper ? small : big;
+			pads[sp + i] = same_upper ? big : small;
+		} else if (valid) {
+			pads[i] = pads[sp + i] = 0;
+		}
+		int64_t span = in + pads[i] + pads[sp + i] - eff;
+		if (span < 0) {
+			diag_error(d, n,
+			           "kernel extent %" PRId64 " is larger than the padded input (%" PRId64
+			           ") in spatial dimension %d",
+			           eff, in + pads[i] + pads[sp + i], i);
+			return 1;
+		}
+		int64_t expect = span / strides[i] + 1;
+		if (ceil_mode && !same_upper && !same_lower && !valid) {
+			expect = (span + strides[i] - 1) / strides[i] + 1;
+			if ((expect - 1) * strides[i] >= in + pads[i])
+				expect--;
+		}
+		if (y->dims[2 + i] != expect) {
+			diag_error(d, n,
+			           "internal error: inferred output size %" PRId64 " in spatial dimension "
+			           "%d disagrees with kernel, strides, dilations and pads (expected %" PRId64
+			           ")",
+			           y->dims[2 + i], i, expect);
+			return 1;
+		}
+	}
+	put_ints(g, n, "kernel_shape", sp, kernel);
+	put_ints(g, n, "strides", sp, strides);
+	put_ints(g, n, "dilations", sp, dilations);
+	put_ints(g, n, "pads", 2 * sp, pads);
+	if (ir_attr(n, "auto_pad"))
+		put_string(g, n, "auto_pad", "NOTSET");
+	return 0;
+}
+
+static int canon_conv(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0]; /* [N, C, (H,) W] */
+	const struct tensor *w = n->inputs[1]; /* [M, C/group, (kH,) kW] */
+	const struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL; /* [M] or absent */
+	if (check_spatial(d, n, x))
+		return 1;
+	if (w->rank != x->rank) {
+		diag_error(d, n, "weights '%s' have rank %d, expected %d", w->name, w->rank, x->rank);
+		return 1;
+	}
+	int64_t group = get_int(d, n, "group", 1);
+	if (group < 1 || x->dims[1] % group || w->dims[0] % group ||
+	    w->dims[1] * group != x->dims[1]) {
+		diag_error(d, n,
+		           "group %" PRId64 " does not fit %" PRId64 " input channels and weights [%" PRId64
+		           ", %" PRId64 ", ...] (expected C = group * W[1], M divisible by group)",
+		           group, x->dims[1], w->dims[0], w->dims[1]);
+		return 1;
+	}
+	if (b && (b->rank != 1 || b->dims[0] != w->dims[0])) {
+		diag_error(d, n, "bias '%s' must have shape [%" PRId64 "]", b->name, w->dims[0]);
+		return 1;
+	}
+	put_int(g, n, "group", group);
+	return canon_window(g, n, d, &w->dims[2], 0);
+}
+
+static int canon_pool(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0]; /* [N, C, (H,) W] */
+	if (check_spatial(d, n, x))
+		return 1;
+	if (n->op == OP_MAXPOOL) {
+		if (drop_extra_outputs(g, n, d, "the Indices output"))
+			return 1;
+		/* storage_order only describes the Indices output. */
+		get_int(d, n, "storage_order", 0);
+	}
+	int64_t ceil_mode = get_int(d, n, "ceil_mode", 0);
+	int64_t cip = n->op == OP_AVGPOOL ? get_int(d, n, "count_include_pad", 0) : 0;
+	if (canon_window(g, n, d, NULL, ceil_mode != 0))
+		return 1;
+	put_int(g, n, "count_include_pad", cip != 0);
+	return 0;
+}
+
+static int canon_gemm(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *a = n->inputs[0]; /* [M, K], or [K, M] with transA */
+	const struct tensor *b = n->inputs[1]; /* [K, N], or [N, K] with transB */
+	if (a->rank != 2 || b->rank != 2) {
+		diag_error(d, n, "A and B must be matrices, found ranks %d and %d", a->rank, b->rank);
+		return 1;
+	}
+	/* Before opset 7, broadcast=1 allowed C to broadcast, as it always does now. */
+	get_int(d, n, "broadcast", 0);
+	put_float(g, n, "alpha", get_float(d, n, "alpha", 1.0));
+	put_float(g, n, "beta", get_float(d, n, "beta", 1.0));
+	put_int(g, n, "transA", get_int(d, n, "transA", 0) != 0);
+	put_int(g, n, "transB", get_int(d, n, "transB", 0) != 0);
+	return 0;
+}
+
+/* Add/Sub/Mul/Div before opset 7: broadcast=1 with `axis` aligns B with A
+ * starting at that axis, not at the end (ONNX Add-6). A constant B gets a
+ * reshaped twin with trailing 1s so that numpy broadcasting does the same.
+ * (infer_shapes already does this for the shapes it computes; a graph built
+ * another way is handled here all the same.) */
+static int canon_binary(struct graph *g, struct node *n, struct diag *d)
+{
+	int64_t broadcast = get_int(d, n, "broadcast", 0);
+	struct attr *axis_attr = ir_attr(n, "axis");
+	if (!broadcast || !axis_attr)
+		return 0;
+	struct tensor *a = n->inputs[0]; /* any shape */
+	struct tensor *b = n->inputs[1]; /* a run of A's dims starting at axis */
+	int64_t axis = get_int(d, n, "axis", 0);
+	if (normalize_axis(d, n, &axis, a->rank))
+		return 1;
+	if (axis + b->rank == a->rank)
+		return 0;
+	if (axis + b->rank > a->rank) {
+		diag_error(d, n, "legacy broadcast of '%s' (rank %d) at axis %" PRId64
+		           " does not fit '%s' (rank %d)", b->name, b->rank, axis, a->name, a->rank);
+		return 1;
+	}
+	if (!b->data) {
+		diag_error(d, n, "legacy broadcast (axis %" PRId64 ") of the non-constant input '%s' "
+		           "is not supported", axis, b->name);
+		return 1;
+	}
+	int64_t dims[IR_MAX_RANK];
+	int rank = (int)(a->rank - axis);
+	for (int i = 0; i < rank; i++)
+		dims[i] = i < b->rank ? b->dims[i] : 1;
+	char buf[256];
+	n->inputs[1] = ir_new_constant(g, derived_name(buf, sizeof buf, b->name, "_bcast"), b->dtype,
+	                               rank, dims, b->data);
+	return 0;
+}
+
+/* The opset whose rules apply: a graph that does not say (opset 0, e.g. from
+ * the Caffe frontend) follows the latest, as in infer_shapes.c. */
+#define OPSET_LATEST 21
+
+static int64_t effective_opset(const struct graph *g)
+{
+	return g->opset > 0 ? g->opset : OPSET_LATEST;
+}
+
+static int canon_softmax(struct graph *g, struct node *n, struct diag *d)
+{
+	int legacy = effective_opset(g) < 13; /* Softmax-1/11 coerce the input to 2-D at axis */
+	int64_t axis = get_int(d, n, "axis", legacy ? 1 : -1);
+	if (normalize_axis(d, n, &axis, n->inputs[0]->rank))
+		return 1;
+	put_int(g, n, "axis", axis);
+	if (!ir_attr(n, "coerce_2d"))
+		put_int(g, n, "coerce_2d", legacy);
+	return 0;
+}
+
+static int canon_concat(struct graph *g, struct node *n, struct diag *d)
+{
+	if (!ir_attr(n, "axis") && effective_opset(g) >= 4) {
+		diag_error(d, n, "attribute 'axis' is required");
+		return 1;
+	}
+	int64_t axis = get_int(d, n, "axis", 1); /* Concat-1 defaulted to 1 */
+	if (normalize_axis(d, n, &axis, n->outputs[0]->rank))
+		return 1;
+	for (int i = 0; i < n->n_inputs; i++) {
+		if (!n->inputs[i]) {
+			diag_error(d, n, "input %d is missing", i);
+			return 1;
+		}
+	}
+	put_int(g, n, "axis", axis);
+	return 0;
+}
+
+/* Views keep their data input only: the output shape says everything. */
+static int canon_view(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0];  /* any shape */
+	const struct tensor *y = n->outputs[0]; /* the same elements, another shape */
+	switch (n->op) {
+	case OP_FLATTEN: {
+		/* Flatten's axis is in [-r, r]; a negative one counts from the back. */
+		int64_t axis = get_int(d, n, "axis", 1);
+		if (axis < -x->rank || axis > x->rank) {
+			diag_error(d, n, "axis %" PRId64 " is out of range [%d, %d]", axis, -x->rank,
+			           x->rank);
+			return 1;
+		}
+		put_int(g, n, "axis", axis < 0 ? axis + x->rank : axis);
+		break;
+	}
+	case OP_RESHAPE:
+		ir_attr(n, "shape");     /* Reshape-1 */
+		ir_attr(n, "allowzero"); /* resolved by shape inference */
+		break;
+	default: /* Squeeze, Unsqueeze */
+		ir_attr(n, "axes");
+		break;
+	}
+	if (ir_numel(x) != ir_numel(y)) {
+		diag_error(d, n, "internal error: view changes the element count from %" PRId64
+		           " to %" PRId64, ir_numel(x), ir_numel(y));
+		return 1;
+	}
+	n->n_inputs = 1;
+	return 0;
+}
+
+static int canon_transpose(struct graph *g, struct node *n, struct diag *d)
+{
+	int rank = n->inputs[0]->rank;
+	int64_t perm[IR_MAX_RANK];
+	const int64_t *v;
+	int count = get_ints(d, n, "perm", &v);
+	if (count == -2)
+		return 1;
+	if (count == -1) {
+		for (int i = 0; i < rank; i++)
+			perm[i] = rank - 1 - i; /* ONNX default: reverse the dimensions */
+	} else {
+		unsigned seen = 0;
+		if (count != rank) {
+			diag_error(d, n, "perm has %d values, expected %d", count, rank);
+			return 1;
+		}
+		for (int i = 0; i < rank; i++) {
+			if (v[i] < 0 || v[i] >= rank || (seen >> v[i] & 1)) {
+				diag_error(d, n, "perm is not a permutation of 0..%d", rank - 1);
+				return 1;
+			}
+			seen |= 1u << v[i];
+			perm[i] = v[i];
+		}
+	}
+	put_ints(g, n, "perm", rank, perm);
+	return 0;
+}
+
+/* Reads a scalar operand given as a constant input; 0 when absent. */
+static int scalar_input(struct diag *d, struct node *n, int index, const char *what, double *out)
+{
+	const struct tensor *t = n->n_inputs > index ? n->inputs[index] : NULL;
+	if (!t)
+		return 0;
+	if (!t->data) {
+		diag_error(d, n, "%s from the non-constant input '%s' is not supported", what, t->name);
+		return -1;
+	}
+	if (ir_dtype_size(t->dtype) == 0 || t->dtype == DTYPE_BOOL) {
+		diag_error(d, n, "%s '%s' has unsupported data type %s", what, t->name,
+		           ir_dtype_names[t->dtype]);
+		return -1;
+	}
+	if (ir_numel(t) != 1) {
+		diag_error(d, n, "%s '%s' must be a scalar, found %" PRId64 " values", what, t->name,
+		           ir_numel(t));
+		return -1;
+	}
+	*out = const_elem(t, 0);
+	return 1;
+}
+
+/* Clip-1/6 give min and max as attributes, Clip-11+ as optional inputs;
+ * absent bounds are the float range. Both become float attributes. */
+static int canon_clip(struct graph *g, struct node *n, struct diag *d)
+{
+	double lo = get_float(d, n, "min", -FLT_MAX);
+	double hi = get_float(d, n, "max", FLT_MAX);
+	if (scalar_input(d, n, 1, "min", &lo) < 0 || scalar_input(d, n, 2, "max", &hi) < 0)
+		return 1;
+	/* ONNX Clip: when min > max every value becomes max, which the epilogue
+	 * v < min ? min : v > max ? max : v gives with min lowered to max. */
+	if (lo > hi)
+		lo = hi;
+	put_float(g, n, "min", lo);
+	put_float(g, n, "max", hi);
+	n->n_inputs = 1;
+	return 0;
+}
+
+/* Pad-1 calls the attribute paddings, Pad-2 pads; Pad-11+ takes pads,
+ * constant_value and (Pad-18) axes as inputs. The result is ints pads
+ * (2 * rank, begins then ends) and float value, constant mode only. */
+static int canon_pad(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0];  /* [d0, ..., d(r-1)] */
+	const struct tensor *y = n->outputs[0]; /* [d0 + begin0 + end0, ...] */
+	int rank = x->rank;
+	int64_t pads[2 * IR_MAX_RANK] = {0};
+	const char *mode = get_string(d, n, "mode", "constant");
+	if (strcmp(mode, "constant") != 0) {
+		diag_error(d, n, "Pad mode '%s' is not supported", mode);
+		return 1;
+	}
+	const struct tensor *tp = n->n_inputs > 1 ? n->inputs[1] : NULL; /* [2 * n_axes] ints */
+	const struct tensor *taxes = n->n_inputs > 3 ? n->inputs[3] : NULL; /* [n_axes] ints */
+	if (tp) {
+		if (!tp->data) {
+			diag_error(d, n, "pads from the non-constant input '%s' are not supported",
+			           tp->name);
+			return 1;
+		}
+		if (!is_integer_dtype(tp->dtype)) {
+			diag_error(d, n, "pads '%s' must be integers, found %s", tp->name,
+			           ir_dtype_names[tp->dtype]);
+			return 1;
+		}
+		int64_t axes[IR_MAX_RANK];
+		int n_axes = rank;
+		for (int i = 0; i < rank; i++)
+			axes[i] = i;
+		if (taxes) {
+			if (!taxes->data || !is_integer_dtype(taxes->dtype) || ir_numel(taxes) > rank) {
+				diag_error(d, n, "axes '%s' must be a constant list of at most %d integers",
+				           taxes->name, rank);
+				return 1;
+			}
+			n_axes = (int)ir_numel(taxes);
+			for (int i = 0; i < n_axes; i++) {
+				axes[i] = (int64_t)const_elem(taxes, i);
+				if (normalize_axis(d, n, &axes[i], rank))
+					return 1;
+			}
+		}
+		if (ir_numel(tp) != 2 * n_axes) {
+			diag_error(d, n, "pads '%s' has %" PRId64 " values, expected %d", tp->name,
+			           ir_numel(tp), 2 * n_axes);
+			return 1;
+		}
+		for (int i = 0; i < n_axes; i++) {
+			pads[axes[i]] = (int64_t)const_elem(tp, i);
+			pads[rank + axes[i]] = (int64_t)const_elem(tp, n_axes + i);
+		}
+	} else {
+		const int64_t *v;
+		const char *name = ir_attr(n, "pads") ? "pads" : "paddings";
+		int count = get_ints(d, n, name, &v);
+		if (count == -2)
+			return 1;
+		if (count == -1) {
+			diag_error(d, n, "pads are required (attribute or input)");
+			return 1;
+		}
+		if (count != 2 * rank) {
+			diag_error(d, n, "%s has %d values, expected %d for rank %d", name, count,
+			           2 * rank, rank);
+			return 1;
+		}
+		memcpy(pads, v, (size_t)count * sizeof *v);
+	}
+	double value = get_float(d, n, "value", 0.0);
+	if (n->n_inputs > 2 && n->inputs[2]) {
+		const struct tensor *tv = n->inputs[2]; /* scalar, or empty */
+		if (tv->data && ir_numel(tv) == 0)
+			value = 0.0; /* an empty constant_value means the default */
+		else if (scalar_input(d, n, 2, "constant_value", &value) < 0)
+			return 1;
+	}
+	for (int i = 0; i < rank; i++) {
+		if (x->dims[i] + pads[i] + pads[rank + i] != y->dims[i]) {
+			diag_error(d, n, "internal error: output dimension %d is %" PRId64
+			           ", pads give %" PRId64, i, y->dims[i],
+			           x->dims[i] + pads[i] + pads[rank + i]);
+			return 1;
+		}
+	}
+	put_ints(g, n, "pads", 2 * rank, pads);
+	put_float(g, n, "value", value);
+	n->n_inputs = 1;
+	return 0;
+}
+
+static int canon_lrn(struct graph *g, struct node *n, struct diag *d)
+{
+	if (!ir_attr(n, "size")) {
+		diag_error(d, n, "attribute 'size' is required");
+		return 1;
+	}
+	int64_t size = get_int(d, n, "size", 1);
+	if (size < 1) {
+		diag_error(d, n, "size is %" PRId64 ", expected at least 1", size);
+		return 1;
+	}
+	if (n->inputs[0]->rank < 3) {
+		diag_error(d, n, "input '%s' has rank %d, expected [N, C, ...]", n->inputs[0]->name,
+		           n->inputs[0]->rank);
+		return 1;
+	}
+	put_float(g, n, "alpha", get_float(d, n, "alpha", 1e-4));
+	put_float(g, n, "beta", get_float(d, n, "beta", 0.75));
+	put_float(g, n, "bias", get_float(d, n, "bias", 1.0));
+	put_int(g, n, "size", size);
+	return 0;
+}
+
+static int canon_node(struct graph *g, struct node *n, struct diag *d)
+{
+	if (check_arity(d, n))
+		return 1;
+	switch (n->op) {
+	case OP_CONSTANT:
+		diag_error(d, n, "Constant whose value could not be read is not supported");
+		return 1;
+	case OP_SHAPE:
+	case OP_GATHER:
+	case OP_CAST:
+	case OP_SLICE:
+	case OP_CONSTANT_OF_SHAPE:
+		diag_error(d, n, "%s on non-constant input is not supported", ir_op_names[n->op]);
+		return 1;
+	default: break;
+	}
+	int err = check_types(d, n);
+	switch (n->op) {
+	case OP_CONV: err += canon_conv(g, n, d); break;
+	case OP_MAXPOOL:
+	case OP_AVGPOOL: err += canon_pool(g, n, d); break;
+	case OP_GEMM: err += canon_gemm(g, n, d); break;
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV: err += canon_binary(g, n, d); break;
+	case OP_MATMUL:
+		if (n->inputs[0]->rank < 1 || n->inputs[1]->rank < 1) {
+			diag_error(d, n, "MatMul operands must have rank 1 or more");
+			err++;
+		}
+		break;
+	case OP_LEAKY_RELU: put_float(g, n, "alpha", get_float(d, n, "alpha", 0.01)); break;
+	case OP_CLIP: err += canon_clip(g, n, d); break;
+	case OP_SOFTMAX:
+	case OP_LOG_SOFTMAX: err += canon_softmax(g, n, d); break;
+	case OP_GLOBAL_AVGPOOL:
+	case OP_GLOBAL_MAXPOOL:
+		if (n->inputs[0]->rank < 3) {
+			diag_error(d, n, "input '%s' has rank %d, expected [N, C, ...] (rank 3 or more)",
+			           n->inputs[0]->name, n->inputs[0]->rank);
+			err++;
+		}
+		break;
+	case OP_LRN: err += canon_lrn(g, n, d); break;
+	case OP_CONCAT: err += canon_concat(g, n, d); break;
+	case OP_FLATTEN:
+	case OP_RESHAPE:
+	case OP_SQUEEZE:
+	case OP_UNSQUEEZE: err += canon_view(g, n, d); break;
+	case OP_TRANSPOSE: err += canon_transpose(g, n, d); break;
+	case OP_PAD: err += canon_pad(g, n, d); break;
+	default: break; /* Relu, Sigmoid, Tanh; BatchNormalization comes next */
+	}
+	return err;
+}
+
+/* ---- 3. BatchNormalization --------------------------------------------------
+ * Inference form: y = (x - mean) * s + beta with s = scale / sqrt(var + eps)
+ * per channel (dimension 1). Computed in double. */
+
+struct bn_params {
+	int64_t count;              /* values per parameter: C, or C*D1*...*Dn when spatial=0 */
+	const struct tensor *scale; /* [count] constants, any numeric dtype */
+	const struct tensor *bias;  /* [count], ONNX's B (beta) */
+	const struct tensor *mean;  /* [count] */
+	const struct tensor *var;   /* [count] */
+	double eps;                 /* epsilon */
+};
+
+/* Folding into the Conv writing x: w'[m, ...] = w[m, ...] * s[m],
+ * b'[m] = (b[m] - mean[m]) * s[m] + beta[m]. The weights may be shared with
+ * other nodes, so new constants are made; the old ones are left alone.
+ * Returns 1 when folded. */
+static int fold_into_conv(struct graph *g, struct node *bn, const struct bn_params *p,
+                          const double *s)
+{
+	struct tensor *x = bn->inputs[0]; /* [N, M, (H,) W], written by the conv */
+	struct node *conv = live_producer(x);
+	if (!conv || conv->op != OP_CONV || conv->act != ACT_NONE || conv->outputs[0] != x)
+		return 0;
+	if (ir_use_count(g, x) != 1 || is_graph_output(g, x))
+		return 0;
+	struct tensor *w = conv->inputs[1]; /* [M, C/group, kH, kW] */
+	struct tensor *b = conv->n_inputs > 2 ? conv->inputs[2] : NULL; /* [M] */
+	int64_t m_count = p->count;
+	if (!w->data || w->dtype != DTYPE_F32 || w->rank < 1 || w->dims[0] != m_count)
+		return 0;
+	if (b && (!b->data || b->dtype != DTYPE_F32 || ir_numel(b) != m_count))
+		return 0;
+
+	int64_t per = ir_numel(w) / m_count;
+	const float *w0 = w->data;
+	float *w1 = arena_alloc(&g->arena, (size_t)ir_numel(w) * sizeof *w1);
+	for (int64_t m = 0; m < m_count; m++)
+		for (int64_t j = 0; j < per; j++)
+			w1[m * per + j] = (float)((double)w0[m * per + j] * s[m]);
+	float *b1 = arena_alloc(&g->arena, (size_t)m_count * sizeof *b1);
+	for (int64_t m = 0; m < m_count; m++) {
+		double bm = b ? ((const float *)b->data)[m] : 0.0;
+		b1[m] = (float)((bm - const_elem(p->mean, m)) * s[m] + const_elem(p->bias, m));
+	}
+	char buf[256];
+	/* tw: like w; tb: [M] */
+	struct tensor *tw = ir_new_constant(g, derived_name(buf, sizeof buf, w->name, "_bn"),
+	                                    DTYPE_F32, w->rank, w->dims, w1);
+	struct tensor *tb = ir_new_constant(
+		g, derived_name(buf, sizeof buf, b ? b->name : conv->name, b ? "_bn" : "_bias_bn"),
+		DTYPE_F32, 1, &m_count, b1);
+
+	struct tensor **inputs = arena_alloc(&g->arena, 3 * sizeof *inputs);
+	inputs[0] = conv->inputs[0];
+	inputs[1] = tw;
+	inputs[2] = tb;
+	conv->inputs = inputs;
+	conv->n_inputs = 3;
+	conv->outputs[0] = bn->outputs[0];
+	bn->outputs[0]->producer = conv;
+	x->producer = NULL;
+	bn->dead = 1;
+	return 1;
+}
+
+/* y = x * scale' + shift', constants shaped [C, 1, ..., 1] (rank - 1 dims) so
+ * that ONNX broadcasting lines C up with dimension 1 ([C] for rank 2); with
+ * spatial=0 the parameters keep their [C, D1, ..., Dn] shape. The node
+ * becomes the Mul; the Add goes right behind it. */
+static void lower_to_affine(struct graph *g, struct node *bn, const struct bn_params *p,
+                            const double *s, int spatial)
+{
+	struct tensor *x = bn->inputs[0];  /* [N, C, D1, ..., Dn] */
+	struct tensor *y = bn->outputs[0]; /* like x */
+	int64_t dims[IR_MAX_RANK];
+	int rank = x->rank - 1;
+	for (int i = 0; i < rank; i++)
+		dims[i] = spatial ? (i == 0 ? x->dims[1] : 1) : x->dims[1 + i];
+	float *scale = arena_alloc(&g->arena, (size_t)p->count * sizeof *scale);
+	float *shift = arena_alloc(&g->arena, (size_t)p->count * sizeof *shift);
+	for (int64_t c = 0; c < p->count; c++) {
+		scale[c] = (float)s[c];
+		shift[c] = (float)(const_elem(p->bias, c) - const_elem(p->mean, c) * s[c]);
+	}
+	char buf[256];
+	/* ts, tb: [C, 1, ..., 1] (or [C, D1, ..., Dn]); mid: like x */
+	struct tensor *ts = ir_new_constant(g, derived_name(buf, sizeof buf, bn->name, "_scale"),
+	                                    DTYPE_F32, rank, dims, scale);
+	struct tensor *tb = ir_new_constant(g, derived_name(buf, sizeof buf, bn->name, "_shift"),
+	                                    DTYPE_F32, rank, dims, shift);
+	struct tensor *mid = ir_new_tensor(g, derived_name(buf, sizeof buf, y->name, "_scaled"),
+	                                   DTYPE_F32);
+	ir_set_shape(mid, x->rank, x->dims);
+
+	struct tensor **inputs = arena_alloc(&g->arena, 2 * sizeof *inputs);
+	inputs[0] = x;
+	inputs[1] = ts;
+	bn->op = OP_MUL;
+	bn->inputs = inputs;
+	bn->n_inputs = 2;
+	bn->outputs[0] = mid;
+	bn->n_outputs = 1;
+	bn->n_attrs = 0; /* all consumed (and warned about) above */
+	mid->producer = bn;
+	struct tensor *add_in[2] = {mid, tb};
+	insert_node_after(g, bn, OP_ADD, unique_node_name(g, derived_name(buf, sizeof buf,
+	                                                                  bn->name, "_shift")),
+	                  2, add_in, 1, &y);
+}
+
+static void warn_unused_attrs(struct diag *d, struct node *n);
+
+static int canon_batchnorm(struct graph *g, struct node *n, struct diag *d)
+{
+	static const char *const names[5] = {"X", "scale", "B", "input_mean", "input_var"};
+	struct tensor *x = n->inputs[0]; /* [N, C, D1, ..., Dn] */
+	if (get_int(d, n, "training_mode", 0)) {
+		diag_error(d, n, "training_mode=1 is not supported (inference only)");
+		return 1;
+	}
+	if (drop_extra_outputs(g, n, d, "the training-mode statistics output"))
+		return 1;
+	/* Training-only or legacy: momentum, is_test, consumed_inputs (BN-1). */
+	get_float(d, n, "momentum", 0.9);
+	get_int(d, n, "is_test", 0);
+	ir_attr(n, "consumed_inputs");
+	struct bn_params p;
+	p.eps = get_float(d, n, "epsilon", 1e-5);
+	int64_t spatial = get_int(d, n, "spatial", 1); /* BN before opset 9 */
+	if (x->rank < 2) {
+		diag_error(d, n, "input '%s' has rank %d, expected [N, C, ...]", x->name, x->rank);
+		return 1;
+	}
+	p.count = spatial ? x->dims[1] : ir_numel(x) / (x->dims[0] ? x->dims[0] : 1);
+	for (int k = 1; k < 5; k++) {
+		const struct tensor *t = n->inputs[k];
+		if (!t->data) {
+			diag_error(d, n, "%s '%s' is not a constant (only inference with fixed "
+			           "statistics is supported)", names[k], t->name);
+			return 1;
+		}
+		if (ir_numel(t) != p.count) {
+			diag_error(d, n, "%s '%s' has %" PRId64 " values, expected %" PRId64, names[k],
+			           t->name, ir_numel(t), p.count);
+			return 1;
+		}
+	}
+	p.scale = n->inputs[1];
+	p.bias = n->inputs[2];
+	p.mean = n->inputs[3];
+	p.var = n->inputs[4];
+	double *s = xmalloc((size_t)(p.count ? p.count : 1) * sizeof *s);
+	for (int64_t c = 0; c < p.count; c++) {
+		double v = const_elem(p.var, c) + p.eps;
+		if (!(v > 0.0)) {
+			diag_error(d, n, "input_var + epsilon is %g at channel %" PRId64
+			           ", expected positive", v, c);
+			free(s);
+			return 1;
+		}
+		s[c] = const_elem(p.scale, c) / sqrt(v);
+	}
+	warn_unused_attrs(d, n);
+	if (!spatial || !fold_into_conv(g, n, &p, s))
+		lower_to_affine(g, n, &p, s, spatial != 0);
+	free(s);
+	return 0;
+}
+
+/* ---- 4. unused attributes ----------------------------------------------------- */
+
+static void warn_unused_attrs(struct diag *d, struct node *n)
+{
+	for (int k = 0; k < n->n_attrs; k++) {
+		const struct attr *a = &n->attrs[k];
+		/* consumed_inputs (opset 1) was a memory-reuse hint, meaningless here. */
+		if (a->used || strcmp(a->name, "consumed_inputs") == 0)
+			continue;
+		diag_warning(d, n, "attribute '%s' is not supported and was ignored", a->name);
+	}
+}
+
+/* ---- 5. activation epilogues ---------------------------------------------------
+ * act(conv(x)) becomes conv(x) with an epilogue when the conv's output feeds
+ * only the activation: the conv then writes the activation's output tensor,
+ * so readers (and a graph output) of that tensor are unchanged. */
+
+static int fuse_activation(struct graph *g, struct node *a)
+{
+	enum act act;
+	float alpha = 0.0f, beta = 0.0f;
+	switch (a->op) {
+	case OP_RELU: act = ACT_RELU; break;
+	case OP_LEAKY_RELU:
+		act = ACT_LEAKY_RELU;
+		alpha = (float)ir_attr_float(a, "alpha", 0.01);
+		break;
+	case OP_CLIP:
+		act = ACT_CLIP;
+		alpha = (float)ir_attr_float(a, "min", -FLT_MAX);
+		beta = (float)ir_attr_float(a, "max", FLT_MAX);
+		break;
+	case OP_SIGMOID: act = ACT_SIGMOID; break;
+	case OP_TANH: act = ACT_TANH; break;
+	default: return 0;
+	}
+	if (a->n_inputs != 1 || !a->inputs[0] || a->n_outputs < 1 || !a->outputs[0])
+		return 0;
+	struct tensor *x = a->inputs[0];  /* the conv's or gemm's output */
+	struct tensor *y = a->outputs[0]; /* shaped like x */
+	struct node *p = live_producer(x);
+	if (!p || (p->op != OP_CONV && p->op != OP_GEMM) || p->act != ACT_NONE ||
+	    p->outputs[0] != x || ir_use_count(g, x) != 1 || is_graph_output(g, x))
+		return 0;
+	if (x->dtype != y->dtype || x->rank != y->rank ||
+	    memcmp(x->dims, y->dims, (size_t)x->rank * sizeof x->dims[0]) != 0)
+		return 0;
+	p->act = act;
+	p->act_alpha = alpha;
+	p->act_beta = beta;
+	p->outputs[0] = y;
+	y->producer = p;
+	x->producer = NULL;
+	a->dead = 1;
+	return 1;
+}
+
+/* ---- 6. the pass ------------------------------------------------------------------ */
+
+static int check_graph_io(struct graph *g, struct diag *d)
+{
+	int err = 0;
+	for (int k = 0; k < g->n_inputs; k++) {
+		const struct tensor *t = g->inputs[k];
+		if (t->dtype != DTYPE_F32 && ir_use_count(g, t) == 0) {
+			diag_error(d, NULL, "unsupported data type %s for graph input '%s'",
+			           ir_dtype_names[t->dtype], t->name);
+			err++;
+		}
+	}
+	for (int k = 0; k < g->n_outputs; k++) {
+		const struct tensor *t = g->outputs[k];
+		if (t->dtype != DTYPE_F32 && !live_producer(t)) {
+			diag_error(d, NULL, "unsupported data type %s for graph output '%s'",
+			           ir_dtype_names[t->dtype], t->name);
+			err++;
+		}
+	}
+	return err;
+}
+
+int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d)
+{
+	int before = d->errors;
+	(void)opt;
+
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		if (!n->dead && n->n_inputs >= 1 && n->inputs[0] && n->n_outputs >= 1 &&
+		    n->outputs[0] && is_passthrough(n))
+			remove_passthrough(g, n, d);
+	}
+	remove_unread_nodes(g);
+
+	for (int i = 0; i < g->n_nodes; i++)
+		if (!g->nodes[i]->dead)
+			canon_node(g, g->nodes[i], d);
+
+	/* The Add a lowering inserts lands behind its Mul and is skipped. */
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		if (!n->dead && n->op == OP_BATCHNORM && has_required_inputs(n))
+			canon_batchnorm(g, n, d);
+	}
+
+	for (int i = 0; i < g->n_nodes; i++)
+		if (!g->nodes[i]->dead)
+			warn_unused_attrs(d, g->nodes[i]);
+
+	for (int i = 0; i < g->n_nodes; i++)
+		if (!g->nodes[i]->dead)
+			fuse_activation(g, g->nodes[i]);
+
+	check_graph_io(g, d);
+
+	/* The graph outputs may now name other tensors (a removed Identity's input). */
+	for (int i = 0; i < g->n_tensors; i++)
+		g->tensors[i]->is_output = 0;
+	for (int k = 0; k < g->n_outputs; k++)
+		g->outputs[k]->is_output = 1;
+
+	ir_compact(g);
+	return d->errors - before;
+}

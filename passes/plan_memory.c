@@ -1,0 +1,195 @@
+/* plan_memory.c - place every activation in one static arena.
+ *
+ * Needs: the final graph (canonical form, nodes in execution order).
+ * Views (Flatten, Reshape, Squeeze, Unsqueeze) get no storage of their own:
+ * their output aliases the root tensor of their input (alias chains are
+ * followed, so an alias always names a root). Graph inputs, graph outputs and
+ * constants live outside the arena (caller buffers, weights). Every other
+ * root tensor lives from the node that writes it to the last node that reads
+ * it or any view of it; one that a graph output views lives to the end, so
+ * the emitter may copy it out whenever it likes.
+ *
+ * Placement is greedy by size, as in TFLite Micro's GreedyMemoryPlanner:
+ * largest tensor first, each at the lowest 64-byte-aligned offset where it
+ * overlaps no already placed tensor whose lifetime overlaps its own.
+ * Guarantees: tensor->alias and tensor->offset set, graph->arena_size a
+ * multiple of 64 covering every placement, and no node's output sharing
+ * bytes with one of its inputs (lifetimes overlap at that node). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "passes/passes.h"
+
+#define PLAN_ALIGN 64
+
+/* One tensor's place in the plan (indexed like graph->tensors). */
+struct slot {
+	struct tensor *t; /* the tensor, any shape; a root when placed */
+	int first, last;  /* lifetime: node indices, inclusive; -1 when never written */
+	size_t size;      /* bytes, rounded up to PLAN_ALIGN */
+	size_t offset;    /* byte offset in the arena once placed */
+	int placed;       /* given an arena offset */
+};
+
+static int is_view(enum op op)
+{
+	return op == OP_FLATTEN || op == OP_RESHAPE || op == OP_SQUEEZE || op == OP_UNSQUEEZE;
+}
+
+static struct tensor *root_of(struct tensor *t)
+{
+	return t->alias ? t->alias : t;
+}
+
+/* Largest first; ties by earlier start, then by tensor order, so the plan is
+ * deterministic. */
+static int by_size_desc(const void *pa, const void *pb)
+{
+	const struct slot *a = *(const struct slot *const *)pa, *b = *(const struct slot *const *)pb;
+	if (a->size != b->size)
+		return a->size < b->size ? 1 : -1;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return a->t->index - b->t->index;
+}
+
+static int by_offset(const void *pa, const void *pb)
+{
+	const struct slot *a = *(const struct slot *const *)pa, *b = *(const struct slot *const *)pb;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	return 0;
+}
+
+static int lifetimes_overlap(const struct slot *a, const struct slot *b)
+{
+	return a->first <= b->last && b->first <= a->last;
+}
+
+static int bytes_overlap(const struct slot *a, const struct slot *b)
+{
+	return a->size && b->size && a->offset < b->offset + b->size &&
+	       b->offset < a->offset + a->size;
+}
+
+int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
+{
+	(void)opt;
+	(void)d;
+	int nt = g->n_tensors;
+	unsigned char *outside = xcalloc(nt ? nt : 1, 1); /* input, output or constant */
+	struct slot *slots = xcalloc(nt ? nt : 1, sizeof *slots); /* by tensor index */
+
+	for (int i = 0; i < nt; i++) {
+		struct tensor *t = g->tensors[i];
+		if (t->index != i)
+			unreachable("plan_memory: stale tensor index");
+		t->alias = NULL;
+		t->offset = 0;
+		outside[i] = t->data != NULL;
+		slots[i].t = t;
+		slots[i].first = slots[i].last = -1;
+	}
+	for (int k = 0; k < g->n_inputs; k++)
+		outside[g->inputs[k]->index] = 1;
+	for (int k = 0; k < g->n_outputs; k++)
+		outside[g->outputs[k]->index] = 1;
+
+	/* Views and lifetimes, in execution order. */
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		if (n->dead)
+			continue;
+		for (int k = 0; k < n->n_inputs; k++) {
+			if (n->inputs[k])
+				slots[root_of(n->inputs[k])->index].last = i;
+		}
+		if (is_view(n->op) && n->n_inputs >= 1 && n->inputs[0] && n->n_outputs >= 1 &&
+		    n->outputs[0]) {
+			n->outputs[0]->alias = root_of(n->inputs[0]);
+			continue;
+		}
+		for (int k = 0; k < n->n_outputs; k++) {
+			struct tensor *t = n->outputs[k];
+			if (!t)
+				continue;
+			slots[t->index].first = i;
+			if (slots[t->index].last < i)
+				slots[t->index].last = i;
+		}
+	}
+	for (int k = 0; k < g->n_outputs; k++) {
+		struct tensor *t = g->outputs[k];
+		if (t->alias)
+			slots[t->alias->index].last = g->n_nodes;
+	}
+
+	/* The tensors to place: written roots outside caller buffers and weights. */
+	struct slot **order = xcalloc(nt ? nt : 1, sizeof *order);
+	int n_order = 0;
+	for (int i = 0; i < nt; i++) {
+		struct slot *s = &slots[i];
+		if (outside[i] || s->t->alias || s->first < 0)
+			continue;
+		if (s->t->rank < 0)
+			unreachable("plan_memory: tensor without a shape");
+		size_t bytes = ir_nbytes(s->t);
+		s->size = (bytes + PLAN_ALIGN - 1) / PLAN_ALIGN * PLAN_ALIGN;
+		order[n_order++] = s;
+	}
+	qsort(order, n_order, sizeof *order, by_size_desc);
+
+	/* First fit among the already placed tensors that are live at the same
+	 * time, scanned by offset. */
+	struct slot **conflicts = xcalloc(n_order ? n_order : 1, sizeof *conflicts);
+	size_t arena_size = 0;
+	for (int i = 0; i < n_order; i++) {
+		struct slot *s = order[i];
+		int n_conf = 0;
+		for (int j = 0; j < i; j++)
+			if (order[j]->size && lifetimes_overlap(s, order[j]))
+				conflicts[n_conf++] = order[j];
+		qsort(conflicts, n_conf, sizeof *conflicts, by_offset);
+		size_t offset = 0;
+		if (s->size) {
+			for (int j = 0; j < n_conf; j++) {
+				if (offset + s->size <= conflicts[j]->offset)
+					break;
+				if (conflicts[j]->offset + conflicts[j]->size > offset)
+					offset = conflicts[j]->offset + conflicts[j]->size;
+			}
+		}
+		s->offset = offset;
+		s->placed = 1;
+		s->t->offset = offset;
+		if (offset + s->size > arena_size)
+			arena_size = offset + s->size;
+	}
+	g->arena_size = arena_size;
+
+	/* A node reads its inputs while it writes its outputs. */
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct node *n = g->nodes[i];
+		if (n->dead || is_view(n->op))
+			continue;
+		for (int k = 0; k < n->n_outputs; k++) {
+			if (!n->outputs[k] || !slots[n->outputs[k]->index].placed)
+				continue;
+			const struct slot *o = &slots[n->outputs[k]->index];
+			for (int j = 0; j < n->n_inputs; j++) {
+				if (!n->inputs[j])
+					continue;
+				const struct slot *s = &slots[root_of(n->inputs[j])->index];
+				if (s->placed && s != o && bytes_overlap(o, s))
+					unreachable("plan_memory: an output shares bytes with an input");
+			}
+		}
+	}
+
+	free(conflicts);
+	free(order);
+	free(slots);
+	free(outside);
+	return 0;
+}
