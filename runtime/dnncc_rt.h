@@ -37,4 +37,20 @@ void rt_transpose(const struct rt_transpose *p, const float *x, float *y);
 /* pad.c */
 void rt_pad_constant(const struct rt_pad *p, const float *x, float *y);
 
+
+/* Every convolution primitive's RUN and every layout transform (the tables
+ * are in primitives.def / transforms.def; see primitives.h). */
+#include "runtime/primitives.h"
+#define UNIT(e, file, deps)
+#define PRIM(name, fam, in, out, var, run, unit, applies, ws, packed, pack, cons) \
+	void run(const struct rt_conv2d *p, int variant, const float *x, const float *w,  \
+	         const float *b, float *y, float *ws);
+#define XFORM(name, from, to, run, unit) \
+	void run(int N, int C, int H, int W, const float *x, float *y);
+#include "runtime/primitives.def"
+#include "runtime/transforms.def"
+#undef UNIT
+#undef PRIM
+#undef XFORM
+
 #endif

@@ -5,3 +5,17 @@ RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
 	runtime/matmul.c runtime/binary.c runtime/unary.c runtime/softmax.c \
 	runtime/lrn.c runtime/concat.c runtime/transpose.c runtime/pad.c
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
+
+# The convolution primitive library (issue 3): tables, compile-time prep
+# functions; each family's runtime/fam_*.mk (included by Makefile.am) adds its
+# embedded units to RT_UNITS and its prep_*.c to the library.
+libdnncc_rt_a_SOURCES += runtime/primitives.h runtime/primitives.def runtime/transforms.def \
+	runtime/prep.h runtime/primitives.c runtime/prep_common.c \
+	runtime/fam_sum2d.def runtime/fam_direct.def runtime/fam_im2.def runtime/fam_kn2.def \
+	runtime/fam_winograd.def runtime/fam_fft.def runtime/fam_depthwise.def
+
+# dnncc's blocked SGEMM (sgemm.h): driver, A packing, host detection and one
+# micro-kernel per ISA. Not in units.def yet.
+RT_SGEMM_SRCS = runtime/sgemm.h runtime/sgemm.c runtime/sgemm_pack.c runtime/sgemm_host.c \
+	runtime/sgemm_c.c runtime/sgemm_avx2.c runtime/sgemm_avx512.c runtime/sgemm_neon.c
+libdnncc_rt_a_SOURCES += $(RT_SGEMM_SRCS)

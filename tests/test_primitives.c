@@ -1,0 +1,450 @@
+/* test_primitives.c - every row of the primitive table against the sum2d
+ * baseline, and every layout transform against a naive index mapping.
+ *
+ * One parameterised test per convolution shape (so the reference is computed
+ * once per shape): 200 random shapes (odd channel counts, 1x1 to 11x11 and
+ * non-square kernels, strides 1 to 4, asymmetric padding, dilation, groups,
+ * depthwise) plus every conv layer of AlexNet, VGG-16, GoogLeNet, ResNet-50
+ * and MobileNetV2 (tests/conv_layers.h). For each shape every applicable
+ * primitive runs through its real interface: weights packed by its PACK,
+ * input converted into its layout, a workspace of WS floats with guard
+ * values after it, output converted back to CHW and compared with sum2d.
+ *
+ * Tolerance (relative L2 error ||y - ref|| / ||ref||, and max abs error over
+ * max |ref|) per family, from measured error: the GEMM- and direct-based
+ * families only reorder float sums (K·eps-level differences, measured below
+ * 1e-6); Winograd's transforms amplify rounding with the tile size (the
+ * research brief measured 5e-7, 3e-6, 6e-6 relative L2 for F(2), F(4), F(6)
+ * at C = 256), FFT's round-trip through the frequency domain loses about
+ * log2(n)·eps per element. The worst error seen per primitive is printed at
+ * the end of each shape with DNNCC_VERBOSE=1. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/dnncc_rt.h"
+#include "runtime/prep.h"
+#include "tests/conv_layers.h"
+
+#define N_RANDOM 200
+#define GUARD 16 /* floats of guard values after every buffer */
+#define GUARD_VALUE 1234.5f
+
+struct shape {
+	struct rt_conv2d p;
+	const char *what; /* "random #k" or "net/layer" */
+};
+
+static unsigned long long rng_state;
+
+static unsigned rnd(void)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)(rng_state >> 33);
+}
+
+static int rnd_in(int lo, int hi) { return lo + (int)(rnd() % (unsigned)(hi - lo + 1)); }
+static float rnd_float(void) { return (float)(rnd() % 20001) / 10000.0f - 1.0f; }
+
+static int out_dim(int in, int k, int s, int d, int pb, int pe)
+{
+	int span = (k - 1) * d + 1;
+	return in + pb + pe < span ? 0 : (in + pb + pe - span) / s + 1;
+}
+
+/* Random shape k: deterministic per k. */
+static struct shape random_shape(int k)
+{
+	struct shape s;
+	struct rt_conv2d *p = &s.p;
+	memset(&s, 0, sizeof s);
+	rng_state = 0x9e3779b97f4a7c15ULL * (unsigned long long)(k + 1);
+	do {
+		static const int groups[] = {1, 1, 1, 1, 2, 3, 0 /* depthwise */};
+		int g = groups[rnd() % 7];
+		int cg = rnd_in(1, 9) * (rnd() % 4 == 0 ? 8 : 1);
+		int mg = rnd_in(1, 9) * (rnd() % 4 == 0 ? 4 : 1);
+		if (g == 0) { /* depthwise, channel multiplier 1 or 2 */
+			g = rnd_in(2, 24);
+			cg = 1;
+			mg = rnd_in(1, 2);
+		}
+		p->N = k % 17 == 0 ? 2 : 1;
+		p->group = g;
+		p->C = g * cg;
+		p->M = g * mg;
+		p->kH = rnd_in(1, 11);
+		p->kW = rnd() % 3 ? p->kH : rnd_in(1, 11);
+		p->sH = rnd_in(1, 4);
+		p->sW = rnd() % 3 ? p->sH : rnd_in(1, 4);
+		p->dH = rnd() % 4 ? 1 : rnd_in(2, 3);
+		p->dW = rnd() % 3 ? p->dH : rnd_in(1, 3);
+		p->H = rnd_in(1, 40);
+		p->W = rnd_in(1, 40);
+		p->padT = rnd_in(0, p->kH / 2 + 1);
+		p->padL = rnd_in(0, p->kW / 2 + 1);
+		int padB = rnd_in(0, p->kH / 2 + 1), padR = rnd_in(0, p->kW / 2 + 1);
+		if (p->padT >= p->kH) p->padT = p->kH - 1;
+		if (p->padL >= p->kW) p->padL = p->kW - 1;
+		if (padB >= p->kH) padB = p->kH - 1;
+		if (padR >= p->kW) padR = p->kW - 1;
+		p->oH = out_dim(p->H, p->kH, p->sH, p->dH, p->padT, padB);
+		p->oW = out_dim(p->W, p->kW, p->sW, p->dW, p->padL, padR);
+	} while (p->oH <= 0 || p->oW <= 0);
+	static const int acts[] = {RT_ACT_NONE, RT_ACT_RELU, RT_ACT_NONE, RT_ACT_LEAKY_RELU,
+	                           RT_ACT_CLIP, RT_ACT_SIGMOID};
+	p->act = acts[rnd() % 6];
+	p->alpha = p->act == RT_ACT_CLIP ? -0.5f : 0.1f;
+	p->beta = 0.5f;
+	s.what = "random";
+	return s;
+}
+
+static struct shape layer_shape(const struct conv_layer *l)
+{
+	struct shape s;
+	memset(&s, 0, sizeof s);
+	struct rt_conv2d *p = &s.p;
+	p->N = 1;
+	p->C = l->C;
+	p->H = l->H;
+	p->W = l->W;
+	p->M = l->M;
+	p->kH = p->kW = l->k;
+	p->sH = p->sW = l->s;
+	p->dH = p->dW = 1;
+	p->padT = p->padL = l->pad;
+	p->group = l->group;
+	p->oH = out_dim(l->H, l->k, l->s, 1, l->pad, l->pad);
+	p->oW = out_dim(l->W, l->k, l->s, 1, l->pad, l->pad);
+	p->act = RT_ACT_RELU;
+	s.what = l->name;
+	return s;
+}
+
+/* ---- layouts, by their definition (primitives.h) ------------------------- */
+
+static size_t layout_index(int l, int C, int H, int W, int c, int h, int w)
+{
+	switch (l) {
+	case RT_L_CHW: return ((size_t)c * H + h) * W + w;
+	case RT_L_HCW: return ((size_t)h * C + c) * W + w;
+	case RT_L_HWC: return ((size_t)h * W + w) * C + c;
+	case RT_L_CHW8C: return (((size_t)(c / 8) * H + h) * W + w) * 8 + c % 8;
+	case RT_L_CHW16C: return (((size_t)(c / 16) * H + h) * W + w) * 16 + c % 16;
+	}
+	return 0;
+}
+
+/* x: N images [C][H][W] -> y: N images in layout l (padding channels zero) */
+static void to_layout(int l, int N, int C, int H, int W, const float *x, float *y)
+{
+	size_t img = rt_layout_size(l, C, H, W);
+	memset(y, 0, N * img * sizeof *y);
+	for (int n = 0; n < N; n++)
+		for (int c = 0; c < C; c++)
+			for (int h = 0; h < H; h++)
+				for (int w = 0; w < W; w++)
+					y[n * img + layout_index(l, C, H, W, c, h, w)] =
+						x[(((size_t)n * C + c) * H + h) * W + w];
+}
+
+static void from_layout(int l, int N, int C, int H, int W, const float *x, float *y)
+{
+	size_t img = rt_layout_size(l, C, H, W);
+	for (int n = 0; n < N; n++)
+		for (int c = 0; c < C; c++)
+			for (int h = 0; h < H; h++)
+				for (int w = 0; w < W; w++)
+					y[(((size_t)n * C + c) * H + h) * W + w] =
+						x[n * img + layout_index(l, C, H, W, c, h, w)];
+}
+
+/* 64-byte aligned buffer of n floats followed by GUARD guard values. */
+static float *guarded(size_t n)
+{
+	size_t bytes = ((n + GUARD) * sizeof(float) + 63) / 64 * 64;
+	float *p = aligned_alloc(64, bytes);
+	cr_assert(p, "out of memory");
+	for (size_t i = 0; i < GUARD; i++)
+		p[n + i] = GUARD_VALUE;
+	return p;
+}
+
+static int guard_intact(const float *p, size_t n)
+{
+	for (size_t i = 0; i < GUARD; i++)
+		if (p[n + i] != GUARD_VALUE)
+			return 0;
+	return 1;
+}
+
+/* Tolerances on relative L2 error and on max abs error / max |ref|. */
+static void tolerance(const struct rt_prim *pr, double *l2, double *maxrel)
+{
+	*l2 = 1e-5;
+	*maxrel = 1e-4;
+	if (pr->family == RT_FAM_WINOGRAD) {
+		/* larger tiles amplify rounding (research brief, measured) */
+		*l2 = strstr(pr->name, "f6") ? 2e-4 : strstr(pr->name, "f4") ? 5e-5 : 2e-5;
+		*maxrel = strstr(pr->name, "f6") ? 2e-3 : 5e-4;
+	} else if (pr->family == RT_FAM_FFT) {
+		*l2 = 5e-5;
+		*maxrel = 5e-4;
+	}
+}
+
+static void check_shape(const struct shape *s)
+{
+	const struct rt_conv2d *p = &s->p;
+	const int cg = p->C / p->group;
+	const size_t nx = (size_t)p->N * p->C * p->H * p->W;
+	const size_t nw = (size_t)p->M * cg * p->kH * p->kW;
+	const size_t ny = (size_t)p->N * p->M * p->oH * p->oW;
+	float *x = malloc(nx * sizeof *x), *w = malloc(nw * sizeof *w);
+	float *b = malloc(p->M * sizeof *b), *ref = malloc(ny * sizeof *ref);
+	float *y = malloc(ny * sizeof *y);
+	rng_state = (unsigned long long)nx * 31 + nw;
+	for (size_t i = 0; i < nx; i++)
+		x[i] = rnd_float();
+	/* weights scaled so activations stay O(1) whatever the fan-in */
+	float scale = 1.0f / sqrtf((float)(cg * p->kH * p->kW));
+	for (size_t i = 0; i < nw; i++)
+		w[i] = rnd_float() * scale;
+	for (int i = 0; i < p->M; i++)
+		b[i] = rnd_float();
+	const float *bias = p->M % 2 ? NULL : b; /* with and without bias */
+
+	const struct rt_prim *base = rt_prim_find("conv_sum2d_chw");
+	cr_assert(base, "the sum2d baseline is missing from the table");
+	base->run(p, 0, x, w, bias, ref, NULL);
+	double ref_l2 = 0, ref_max = 0;
+	for (size_t i = 0; i < ny; i++) {
+		ref_l2 += (double)ref[i] * ref[i];
+		if (fabs(ref[i]) > ref_max)
+			ref_max = fabs(ref[i]);
+	}
+	ref_l2 = sqrt(ref_l2);
+
+	int ran = 0;
+	for (int k = 0; k < rt_n_prims; k++) {
+		const struct rt_prim *pr = &rt_prims[k];
+		if (!pr->applies(p, pr->variant))
+			continue;
+		ran++;
+		size_t nxi = (size_t)p->N * rt_layout_size(pr->in, p->C, p->H, p->W);
+		size_t nyo = (size_t)p->N * rt_layout_size(pr->out, p->M, p->oH, p->oW);
+		float *xi = guarded(nxi), *yo = guarded(nyo);
+		to_layout(pr->in, p->N, p->C, p->H, p->W, x, xi);
+		const float *wp = w;
+		float *packed = NULL;
+		size_t npk = 0;
+		if (pr->packed) {
+			npk = pr->packed(p, pr->variant);
+			packed = guarded(npk);
+			pr->pack(p, pr->variant, w, packed);
+			cr_assert(guard_intact(packed, npk), "%s: PACK wrote past its %zu floats (%s)",
+			          pr->name, npk, s->what);
+			wp = packed;
+		}
+		size_t nws = pr->ws(p, pr->variant);
+		float *ws = nws ? guarded(nws) : NULL;
+		for (size_t i = 0; i < nyo; i++)
+			yo[i] = NAN; /* unwritten outputs fail */
+		pr->run(p, pr->variant, xi, wp, bias, yo, ws);
+		cr_assert(guard_intact(yo, nyo), "%s wrote past its output (%s)", pr->name, s->what);
+		cr_assert(!ws || guard_intact(ws, nws), "%s wrote past its %zu-float workspace (%s)",
+		          pr->name, nws, s->what);
+		from_layout(pr->out, p->N, p->M, p->oH, p->oW, yo, y);
+
+		double err_l2 = 0, err_max = 0;
+		size_t worst = 0;
+		for (size_t i = 0; i < ny; i++) {
+			double e = fabs((double)y[i] - ref[i]);
+			if (!(e <= err_max)) { /* also catches NaN */
+				err_max = isnan(e) ? INFINITY : e;
+				worst = i;
+			}
+			err_l2 += e * e;
+		}
+		err_l2 = sqrt(err_l2) / (ref_l2 > 0 ? ref_l2 : 1);
+		double err_rel = err_max / (ref_max > 0 ? ref_max : 1);
+		double tol_l2, tol_max;
+		tolerance(pr, &tol_l2, &tol_max);
+		if (getenv("DNNCC_VERBOSE"))
+			fprintf(stderr, "%-36s %-24s relL2 %.2e maxrel %.2e\n", pr->name, s->what, err_l2,
+			        err_rel);
+		cr_expect(err_l2 <= tol_l2 && err_rel <= tol_max,
+		          "%s on %s (N=%d C=%d H=%d W=%d M=%d k=%dx%d s=%dx%d d=%dx%d pad=%d,%d g=%d "
+		          "act=%d): relative L2 error %.3g (tolerance %.1g), max error %.3g of max |y| "
+		          "%.3g (tolerance %.1g); worst element %zu: got %g, want %g",
+		          pr->name, s->what, p->N, p->C, p->H, p->W, p->M, p->kH, p->kW, p->sH, p->sW,
+		          p->dH, p->dW, p->padT, p->padL, p->group, p->act, err_l2, tol_l2, err_max,
+		          ref_max, tol_max, worst, y[worst], ref[worst]);
+		free(xi);
+		free(yo);
+		free(packed);
+		free(ws);
+	}
+	cr_assert(ran >= 1, "no primitive applies to %s", s->what);
+	free(x);
+	free(w);
+	free(b);
+	free(ref);
+	free(y);
+}
+
+/* sum2d itself against a double-precision textbook sum, on the random shapes. */
+static void check_baseline(const struct shape *s)
+{
+	const struct rt_conv2d *p = &s->p;
+	const int cg = p->C / p->group, mg = p->M / p->group;
+	const size_t nx = (size_t)p->N * p->C * p->H * p->W;
+	const size_t nw = (size_t)p->M * cg * p->kH * p->kW;
+	const size_t ny = (size_t)p->N * p->M * p->oH * p->oW;
+	float *x = malloc(nx * sizeof *x), *w = malloc(nw * sizeof *w), *y = malloc(ny * sizeof *y);
+	float b[4096];
+	rng_state = 77;
+	for (size_t i = 0; i < nx; i++)
+		x[i] = rnd_float();
+	for (size_t i = 0; i < nw; i++)
+		w[i] = rnd_float();
+	for (int i = 0; i < p->M; i++)
+		b[i] = rnd_float();
+	rt_conv_sum2d_chw(p, 0, x, w, b, y, NULL);
+	for (int n = 0; n < p->N; n++)
+		for (int m = 0; m < p->M; m++)
+			for (int i = 0; i < p->oH; i++)
+				for (int j = 0; j < p->oW; j++) {
+					double sum = b[m], mag = fabs(b[m]);
+					for (int c = 0; c < cg; c++)
+						for (int u = 0; u < p->kH; u++)
+							for (int v = 0; v < p->kW; v++) {
+								int ih = i * p->sH - p->padT + u * p->dH;
+								int iw = j * p->sW - p->padL + v * p->dW;
+								if (ih < 0 || ih >= p->H || iw < 0 || iw >= p->W)
+									continue;
+								double t = (double)x[(((size_t)n * p->C + m / mg * cg + c) * p->H + ih) * p->W + iw] *
+								           w[(((size_t)m * cg + c) * p->kH + u) * p->kW + v];
+								sum += t;
+								mag += fabs(t);
+							}
+					float want = rt_act_apply(p->act, p->alpha, p->beta, (float)sum);
+					float got = y[(((size_t)n * p->M + m) * p->oH + i) * p->oW + j];
+					double tol = (cg * p->kH * p->kW + 8) * 1.2e-7 * (mag + fabs(want)) + 1e-30;
+					cr_assert(fabs(got - want) <= tol,
+					          "sum2d at n=%d m=%d i=%d j=%d: got %.9g, want %.9g (C=%d k=%dx%d "
+					          "s=%d d=%d g=%d)",
+					          n, m, i, j, got, want, p->C, p->kH, p->kW, p->sH, p->dH, p->group);
+				}
+	free(x);
+	free(w);
+	free(y);
+}
+
+ParameterizedTestParameters(primitives, random_shapes)
+{
+	static int idx[N_RANDOM];
+	for (int i = 0; i < N_RANDOM; i++)
+		idx[i] = i;
+	return cr_make_param_array(int, idx, N_RANDOM);
+}
+
+ParameterizedTest(int *k, primitives, random_shapes)
+{
+	struct shape s = random_shape(*k);
+	check_baseline(&s);
+	check_shape(&s);
+}
+
+ParameterizedTestParameters(primitives, network_layers)
+{
+	static int idx[N_CONV_LAYERS];
+	for (int i = 0; i < N_CONV_LAYERS; i++)
+		idx[i] = i;
+	return cr_make_param_array(int, idx, N_CONV_LAYERS);
+}
+
+ParameterizedTest(int *k, primitives, network_layers, .timeout = 600)
+{
+	struct shape s = layer_shape(&conv_layers[*k]);
+	check_shape(&s);
+}
+
+/* The table itself: unique names that state their layouts, predicates that
+ * refuse what RUN cannot do are exercised above; here, structure. */
+Test(primitives, table_is_well_formed)
+{
+	cr_assert(rt_n_prims >= 1);
+	for (int i = 0; i < rt_n_prims; i++) {
+		const struct rt_prim *p = &rt_prims[i];
+		cr_assert(p->name && p->run && p->applies && p->ws, "row %d incomplete", i);
+		cr_assert((p->packed == NULL) == (p->pack == NULL), "%s: PACKED without PACK", p->name);
+		cr_assert(p->family >= 0 && p->family < RT_FAM_COUNT_);
+		cr_assert(strstr(p->name, rt_layout_names[p->in]), "%s: name does not state layout %s",
+		          p->name, rt_layout_names[p->in]);
+		for (int j = 0; j < i; j++)
+			cr_assert(strcmp(p->name, rt_prims[j].name) != 0, "duplicate row %s", p->name);
+	}
+}
+
+/* ---- layout transforms --------------------------------------------------- */
+
+Test(transforms, each_edge_matches_the_layout_definition)
+{
+	static const int dims[][3] = {{1, 1, 1}, {3, 5, 7}, {8, 4, 4}, {16, 3, 9}, {17, 13, 11},
+	                              {33, 7, 2}, {64, 14, 14}, {5, 1, 31}};
+	for (int t = 0; t < rt_n_transforms; t++) {
+		const struct rt_transform *tr = &rt_transforms[t];
+		for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+			int N = d % 3 == 0 ? 2 : 1, C = dims[d][0], H = dims[d][1], W = dims[d][2];
+			size_t n = (size_t)N * C * H * W;
+			float *x = malloc(n * sizeof *x), *back = malloc(n * sizeof *back);
+			for (size_t i = 0; i < n; i++)
+				x[i] = (float)i;
+			size_t nf = N * rt_layout_size(tr->from, C, H, W);
+			size_t nt = N * rt_layout_size(tr->to, C, H, W);
+			float *src = guarded(nf), *dst = guarded(nt), *want = guarded(nt);
+			to_layout(tr->from, N, C, H, W, x, src);
+			to_layout(tr->to, N, C, H, W, x, want);
+			for (size_t i = 0; i < nt; i++)
+				dst[i] = NAN;
+			tr->run(N, C, H, W, src, dst);
+			cr_assert(guard_intact(dst, nt), "%s wrote past its output", tr->name);
+			cr_assert(memcmp(dst, want, nt * sizeof *dst) == 0,
+			          "%s on N=%d C=%d H=%d W=%d differs from the layout definition", tr->name,
+			          N, C, H, W);
+			from_layout(tr->to, N, C, H, W, dst, back);
+			cr_assert(memcmp(back, x, n * sizeof *x) == 0, "%s: round trip lost data",
+			          tr->name);
+			free(x);
+			free(back);
+			free(src);
+			free(dst);
+			free(want);
+		}
+	}
+}
+
+/* Every pair of layouts is connected by some chain of edges (the DT graph is
+ * strongly connected), so selection can always convert. */
+Test(transforms, graph_is_strongly_connected)
+{
+	int reach[RT_L_COUNT_][RT_L_COUNT_] = {{0}};
+	for (int a = 0; a < RT_L_COUNT_; a++)
+		reach[a][a] = 1;
+	for (int t = 0; t < rt_n_transforms; t++)
+		reach[rt_transforms[t].from][rt_transforms[t].to] = 1;
+	for (int k = 0; k < RT_L_COUNT_; k++)
+		for (int a = 0; a < RT_L_COUNT_; a++)
+			for (int b = 0; b < RT_L_COUNT_; b++)
+				if (reach[a][k] && reach[k][b])
+					reach[a][b] = 1;
+	for (int a = 0; a < RT_L_COUNT_; a++)
+		for (int b = 0; b < RT_L_COUNT_; b++)
+			cr_expect(reach[a][b], "no chain of transforms from %s to %s", rt_layout_names[a],
+			          rt_layout_names[b]);
+}
