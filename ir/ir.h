@@ -259,8 +259,9 @@ int ir_attr_ints(struct node *n, const char *name, const int64_t **out);
 
 /* ---- verify.c: structural invariants --------------------------------------- */
 
-/* Checks topological order, producer links, unique names, known shapes on
- * every tensor once shapes are inferred (shapes_known), and per-op arity.
+/* Checks topological order, producer links, unique names and known shapes on
+ * every tensor once shapes are inferred (shapes_known). Per-op arity and
+ * attributes are checked by canonicalize, which reports them to the user.
  * A failure is dnncc's bug: it names the pass that broke the graph. */
 int ir_verify(const struct graph *g, const char *after_pass, int shapes_known, struct diag *d);
 

@@ -83,7 +83,8 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
  * No other op is live: Dropout, Identity and BatchNormalization are gone, and
  * Constant/Shape/Gather/Cast/Slice/ConstantOfShape were folded (a leftover is
  * reported as unsupported on non-constant input). Graph outputs may be
- * constants or graph inputs. */
+ * constants, graph inputs, or views whose root is an arena tensor, and
+ * g->outputs may list one tensor twice (outputs a and Identity(a)). */
 
 /* ---- plan_memory.c ----------------------------------------------------------
  * Needs: final graph. Views (Reshape, Flatten, Squeeze, Unsqueeze) alias their

@@ -10,7 +10,9 @@ libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/dnncc_rt.h runtime/units.def
 # functions; each family's runtime/fam_*.mk (included by Makefile.am) adds its
 # embedded units to RT_UNITS and its prep_*.c to the library.
 libdnncc_rt_a_SOURCES += runtime/primitives.h runtime/primitives.def runtime/transforms.def \
-	runtime/prep.h runtime/primitives.c runtime/prep_common.c \
+	runtime/prep.h runtime/primitives.c runtime/prep_common.c runtime/prep_direct.h \
+	runtime/prep_im2.h runtime/prep_kn2.h runtime/prep_winograd.h runtime/prep_fft.h \
+	runtime/prep_depthwise.h \
 	runtime/fam_sum2d.def runtime/fam_direct.def runtime/fam_im2.def runtime/fam_kn2.def \
 	runtime/fam_winograd.def runtime/fam_fft.def runtime/fam_depthwise.def
 

@@ -16,4 +16,12 @@ int prep_is_dilation1(const struct rt_conv2d *p);
 int prep_is_group1(const struct rt_conv2d *p);
 int prep_is_depthwise(const struct rt_conv2d *p);
 
+/* One header per family for the functions its rows name. */
+#include "runtime/prep_direct.h"
+#include "runtime/prep_im2.h"
+#include "runtime/prep_kn2.h"
+#include "runtime/prep_winograd.h"
+#include "runtime/prep_fft.h"
+#include "runtime/prep_depthwise.h"
+
 #endif

@@ -53,6 +53,9 @@ struct rt_conv2d {
 	int group;        /* C and M are multiples of group */
 	int act;          /* enum rt_act epilogue */
 	float alpha, beta;
+	int isa;          /* GEMM micro-kernel (RT_SGEMM_ISA_*, runtime/sgemm.h) that
+	                     GEMM-based primitives use: the compiler sets the
+	                     target's, the same one it packed the weights for */
 };
 
 /* 2-D pooling, ONNX MaxPool / AveragePool semantics.
