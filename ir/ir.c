@@ -43,16 +43,50 @@ void ir_graph_free(struct graph *g)
 		return;
 	free(g->nodes);
 	free(g->tensors);
+	free(g->by_name);
 	free(g->mapped);
 	arena_free(&g->arena);
 	free(g);
 }
 
+/* FNV-1a: names are short and this keeps graph construction linear. */
+static size_t name_hash(const char *s)
+{
+	size_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void name_insert(struct graph *g, struct tensor *t)
+{
+	size_t i = name_hash(t->name) & (g->name_cap - 1);
+	while (g->by_name[i])
+		i = (i + 1) & (g->name_cap - 1);
+	g->by_name[i] = t;
+}
+
+/* Rebuilds the name table for the current tensors, growing it as needed. */
+static void name_rehash(struct graph *g)
+{
+	size_t cap = 64;
+	while (cap <= 2 * (size_t)g->n_tensors + 2)
+		cap *= 2;
+	free(g->by_name);
+	g->by_name = xcalloc(cap, sizeof *g->by_name);
+	g->name_cap = cap;
+	for (int i = 0; i < g->n_tensors; i++)
+		name_insert(g, g->tensors[i]);
+}
+
 struct tensor *ir_find_tensor(struct graph *g, const char *name)
 {
-	for (int i = 0; i < g->n_tensors; i++)
-		if (strcmp(g->tensors[i]->name, name) == 0)
-			return g->tensors[i];
+	if (!g->by_name)
+		return NULL;
+	for (size_t i = name_hash(name) & (g->name_cap - 1); g->by_name[i];
+	     i = (i + 1) & (g->name_cap - 1))
+		if (strcmp(g->by_name[i]->name, name) == 0)
+			return g->by_name[i];
 	return NULL;
 }
 
@@ -82,6 +116,10 @@ struct tensor *ir_new_tensor(struct graph *g, const char *name, enum dtype dtype
 	}
 	t->index = g->n_tensors;
 	g->tensors[g->n_tensors++] = t;
+	if (2 * (size_t)g->n_tensors + 2 >= g->name_cap)
+		name_rehash(g);
+	else
+		name_insert(g, t);
 	return t;
 }
 
@@ -217,6 +255,7 @@ void ir_compact(struct graph *g)
 	}
 	g->n_tensors = k;
 	free(live);
+	name_rehash(g);
 }
 
 int64_t ir_numel(const struct tensor *t)

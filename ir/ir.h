@@ -206,6 +206,8 @@ struct graph {
 	struct node **nodes;      /* [n_nodes], topological order; array owned (xrealloc) */
 	int n_tensors, cap_tensors;
 	struct tensor **tensors;  /* [n_tensors]; array owned */
+	struct tensor **by_name;  /* [name_cap] open-addressing hash of tensors by name; owned */
+	size_t name_cap;          /* power of two, > 2 * n_tensors */
 	int n_inputs;
 	struct tensor **inputs;   /* [n_inputs] graph inputs (not weights), model order; arena */
 	int n_outputs;
