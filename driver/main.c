@@ -13,6 +13,8 @@
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
+#include "runtime/primitives.h"
+#include "runtime/sgemm.h"
 
 #define DNNCC_USAGE                                                                       \
 	"usage: dnncc MODEL -o OUT/NAME.c [options]\n"                                    \
@@ -25,6 +27,13 @@
 	"  --random-weights SEED  Caffe without weights: deterministic random weights\n" \
 	"  --batch N              Caffe: override the declared batch size\n"          \
 	"  --shape NAME=D0,D1,..  pin the shape of a graph input (symbolic dims)\n"     \
+	"  --strategy S           greedy (default) | canonical | sum2d | reference\n"    \
+	"                         | family:sum2d|direct|im2|kn2|winograd|fft|depthwise\n" \
+	"  --force-primitive NODE=PRIMITIVE   use this primitive for this Conv node\n"    \
+	"  --target T             host (default) | c99 | x86-64-v3 | x86-64-v4 | armv8\n" \
+	"                         | cortex-m\n"                                        \
+	"  --list-primitives      print the convolution primitives and exit\n"         \
+	"  --list-transforms      print the layout transforms (DT graph edges) and exit\n" \
 	"  --report               print per-layer choices and the memory plan\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
 	"  --help, --version\n"
@@ -38,6 +47,7 @@ struct pass_entry {
 static const struct pass_entry pipeline[] = {
 	{"infer_shapes", pass_infer_shapes, 1},
 	{"canonicalize", pass_canonicalize, 1},
+	{"select", pass_select, 1},
 	{"plan_memory", pass_plan_memory, 1},
 };
 
@@ -120,6 +130,45 @@ static void report(const struct graph *g, const struct options *opt)
 	       g->arena_size, unshared, weights);
 }
 
+static void list_primitives(void)
+{
+	printf("%-40s %-10s %-7s %-7s %s\n", "primitive", "family", "in", "out", "applies to");
+	for (int i = 0; i < rt_n_prims; i++) {
+		const struct rt_prim *r = &rt_prims[i];
+		printf("%-40s %-10s %-7s %-7s %s\n", r->name, rt_family_names[r->family],
+		       rt_layout_names[r->in], rt_layout_names[r->out], r->constraints);
+	}
+	printf("%d primitives\n", rt_n_prims);
+}
+
+static void list_transforms(void)
+{
+	printf("%-28s %-7s %-7s %s\n", "transform", "from", "to", "function");
+	for (int i = 0; i < rt_n_transforms; i++) {
+		const struct rt_transform *t = &rt_transforms[i];
+		printf("%-28s %-7s %-7s %s\n", t->name, rt_layout_names[t->from], rt_layout_names[t->to],
+		       t->run_name);
+	}
+	printf("%d transforms (edges of the DT graph; longer conversions are chains of them)\n",
+	       rt_n_transforms);
+}
+
+/* --target: the GEMM micro-kernel (and so the SIMD) generated code uses. */
+static int target_isa(const char *t)
+{
+	if (strcmp(t, "host") == 0)
+		return rt_sgemm_isa_host();
+	if (strcmp(t, "c99") == 0 || strcmp(t, "cortex-m") == 0)
+		return RT_SGEMM_ISA_C;
+	if (strcmp(t, "x86-64-v3") == 0)
+		return RT_SGEMM_ISA_AVX2;
+	if (strcmp(t, "x86-64-v4") == 0)
+		return RT_SGEMM_ISA_AVX512;
+	if (strcmp(t, "armv8") == 0)
+		return RT_SGEMM_ISA_NEON;
+	return -1;
+}
+
 static int compile(const struct options *opt)
 {
 	struct diag d;
@@ -162,6 +211,7 @@ int main(int argc, char **argv)
 	opt.weights = WEIGHTS_AUTO;
 	char *name = NULL;
 	static struct shape_override shapes[64];
+	static struct force_primitive forces[256];
 
 	/* The command line goes into the generated file's header comment. */
 	size_t len = 1;
@@ -188,6 +238,12 @@ int main(int argc, char **argv)
 			opt.report = 1;
 		} else if (strcmp(a, "--dump-ir") == 0) {
 			opt.dump_ir = 1;
+		} else if (strcmp(a, "--list-primitives") == 0) {
+			list_primitives();
+			return 0;
+		} else if (strcmp(a, "--list-transforms") == 0) {
+			list_transforms();
+			return 0;
 		} else if (a[0] == '-' && a[1] && !val) {
 			fprintf(stderr, "dnncc: option %s needs a value\n%s", a, DNNCC_USAGE);
 			return 2;
@@ -239,11 +295,30 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			opt.n_shapes++;
-		} else if (strcmp(a, "--strategy") == 0 || strcmp(a, "--costs") == 0 ||
-		           strcmp(a, "--threads") == 0 || strcmp(a, "--target") == 0) {
+		} else if (strcmp(a, "--strategy") == 0) {
+			opt.strategy = argv[++i];
+		} else if (strcmp(a, "--target") == 0) {
+			opt.target = argv[++i];
+			if (target_isa(opt.target) < 0) {
+				fprintf(stderr, "dnncc: --target %s: expected host, c99, x86-64-v3, "
+				        "x86-64-v4, armv8 or cortex-m\n", opt.target);
+				return 2;
+			}
+		} else if (strcmp(a, "--force-primitive") == 0) {
+			const char *eq = strchr(argv[++i], '=');
+			if (!eq || eq == val || !eq[1] ||
+			    opt.n_force == (int)(sizeof forces / sizeof forces[0])) {
+				fprintf(stderr, "dnncc: --force-primitive %s: expected NODE=PRIMITIVE\n",
+				        val);
+				return 2;
+			}
+			forces[opt.n_force].node = strndup(val, eq - val);
+			forces[opt.n_force].primitive = eq + 1;
+			opt.n_force++;
+		} else if (strcmp(a, "--costs") == 0 || strcmp(a, "--threads") == 0) {
 			fprintf(stderr,
-			        "dnncc: option %s is not supported yet: this version emits the "
-			        "reference primitives only\n",
+			        "dnncc: option %s is not supported yet: measured cost tables and "
+			        "multi-threaded code come with later work\n",
 			        a);
 			return 2;
 		} else if (a[0] == '-' && a[1]) {
@@ -258,6 +333,12 @@ int main(int argc, char **argv)
 		}
 	}
 	opt.shapes = shapes;
+	opt.force = forces;
+	if (!opt.target)
+		opt.target = "host";
+	if (!opt.strategy)
+		opt.strategy = "greedy";
+	opt.isa = target_isa(opt.target);
 	if (!opt.model || !opt.output) {
 		fputs(DNNCC_USAGE, stderr);
 		return 2;

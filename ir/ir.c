@@ -282,7 +282,11 @@ size_t ir_dtype_size(enum dtype dt)
 
 size_t ir_nbytes(const struct tensor *t)
 {
-	return (size_t)ir_numel(t) * ir_dtype_size(t->dtype);
+	size_t n = (size_t)ir_numel(t) * ir_dtype_size(t->dtype);
+	int block = t->layout == LAYOUT_CHW8C ? 8 : t->layout == LAYOUT_CHW16C ? 16 : 0;
+	if (block && t->rank >= 2 && t->dims[1] > 0) /* [N][ceil(C/b)][...][b] */
+		n = n / (size_t)t->dims[1] * (size_t)((t->dims[1] + block - 1) / block * block);
+	return n;
 }
 
 struct attr *ir_attr(struct node *n, const char *name)

@@ -80,7 +80,7 @@ enum dtype {
  * model's own layout (LAYOUT_MODEL: dense, row-major over dims[]); the
  * primitive library (issue 3) adds the 4-D layouts below for batch-1 images. */
 enum layout {
-	LAYOUT_MODEL, /* row-major over dims[], e.g. NCHW for images */
+	LAYOUT_MODEL, /* row-major over dims[], e.g. NCHW for images (CHW per image) */
 	LAYOUT_CHW,
 	LAYOUT_HCW,
 	LAYOUT_HWC,
@@ -126,7 +126,9 @@ enum layout {
 	X(OP_GATHER, "Gather")                         \
 	X(OP_CAST, "Cast")                             \
 	X(OP_SLICE, "Slice")                           \
-	X(OP_CONSTANT_OF_SHAPE, "ConstantOfShape")
+	X(OP_CONSTANT_OF_SHAPE, "ConstantOfShape")      \
+	/* dnncc's own: converts one tensor between layouts (select.c) */ \
+	X(OP_LAYOUT, "dnncc.LayoutTransform")
 
 enum op {
 #define X(e, s) e,
@@ -194,7 +196,11 @@ struct node {
 	float act_alpha, act_beta;
 	int index;               /* position in graph->nodes */
 	int dead;                /* removed by a pass; ir_compact() drops it */
-	const char *primitive;   /* implementation chosen by selection (NULL: reference) */
+	const char *primitive;   /* OP_CONV: primitive row chosen by select (NULL: reference);
+	                            OP_LAYOUT: transform row name */
+	double cost_us;          /* estimated cost of the choice, for --report and comments */
+	size_t ws_bytes;         /* workspace the primitive needs while it runs */
+	size_t ws_offset;        /* its byte offset in the activation arena (plan_memory) */
 };
 
 struct graph {
@@ -249,7 +255,7 @@ int ir_use_count(const struct graph *g, const struct tensor *t);
 
 int64_t ir_numel(const struct tensor *t);          /* product of dims; 1 for rank 0 */
 size_t ir_dtype_size(enum dtype dt);                /* bytes per element; 0 for OTHER */
-size_t ir_nbytes(const struct tensor *t);
+size_t ir_nbytes(const struct tensor *t);          /* blocked layouts pad channels */
 
 /* Attribute lookups; they mark the attribute used. */
 struct attr *ir_attr(struct node *n, const char *name);

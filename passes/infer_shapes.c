@@ -1816,6 +1816,7 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_CAST: return infer_cast(c, n);
 	case OP_SLICE: return infer_slice(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
+	case OP_LAYOUT: break; /* inserted later, by select */
 	case OP_COUNT_: break;
 	}
 	unreachable("infer_node: unknown op");

@@ -33,6 +33,15 @@ struct options {
 	int random_weights;            /* --random-weights SEED given (Caffe) */
 	unsigned long random_seed;
 	int batch;                     /* --batch N (Caffe), 0 = as declared */
+	const char *strategy;          /* --strategy: greedy (default), canonical, sum2d,
+	                                  reference, family:NAME */
+	int n_force;
+	struct force_primitive {
+		const char *node;      /* conv node name */
+		const char *primitive; /* row name in runtime/primitives.def */
+	} *force;                      /* --force-primitive NODE=NAME */
+	int isa;                       /* GEMM micro-kernel of the target (RT_SGEMM_ISA_*) */
+	const char *target;            /* --target, for the generated header */
 };
 
 /* ---- infer_shapes.c ---------------------------------------------------------
@@ -85,6 +94,33 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
  * reported as unsupported on non-constant input). Graph outputs may be
  * constants, graph inputs, or views whose root is an arena tensor, and
  * g->outputs may list one tensor twice (outputs a and Identity(a)). */
+
+/* ---- select.c ----------------------------------------------------------------
+ * Needs: canonical form. Chooses a primitive (runtime/primitives.def) for every
+ * 1-D/2-D convolution by opt->strategy and --force-primitive, using the cost
+ * model (cost_model.c), and gives each tensor a layout: graph inputs, outputs
+ * and every non-convolution tensor stay in the model's layout (CHW per
+ * image); a convolution reading or writing another layout gets OP_LAYOUT
+ * nodes (chains of the direct transforms of runtime/transforms.def, the
+ * cheapest by all-pairs shortest paths) inserted before it or before the
+ * first reader that needs the model layout, shared by all readers that want
+ * the same layout. Sets node->primitive, node->ws_bytes. */
+int pass_select(struct graph *g, const struct options *opt, struct diag *d);
+
+/* ---- cost_model.c ---------------------------------------------------------
+ * The built-in cost model (DESIGN.md §2 "Cost table": used without --costs):
+ * estimated microseconds of a primitive on a layer and of a layout transform
+ * on a tensor, for a typical single core. */
+struct rt_conv2d;
+struct rt_prim;
+struct rt_transform;
+double cost_primitive_us(const struct rt_prim *prim, const struct rt_conv2d *p);
+double cost_transform_us(const struct rt_transform *t, int N, int C, int H, int W);
+
+/* Fills p from a canonical Conv node (shapes and attributes); 1-D convolutions
+ * get H = 1. Returns -1 for anything but 1-D/2-D. Shared by select and the
+ * emitter so both see the same layer. */
+int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p);
 
 /* ---- plan_memory.c ----------------------------------------------------------
  * Needs: final graph. Views (Reshape, Flatten, Squeeze, Unsqueeze) alias their

@@ -9,6 +9,9 @@
  * it or any view of it; one that a graph output views lives to the end, so
  * the emitter may copy it out whenever it likes.
  *
+ * A primitive's workspace (node->ws_bytes) is placed like a tensor that
+ * lives only while its node runs; node->ws_offset receives its place.
+ *
  * Placement is greedy by size, as in TFLite Micro's GreedyMemoryPlanner:
  * largest tensor first, each at the lowest 64-byte-aligned offset where it
  * overlaps no already placed tensor whose lifetime overlaps its own.
@@ -25,7 +28,8 @@
 
 /* One tensor's place in the plan (indexed like graph->tensors). */
 struct slot {
-	struct tensor *t; /* the tensor, any shape; a root when placed */
+	struct tensor *t; /* the tensor, any shape; a root when placed; NULL: a workspace */
+	int key;          /* position in the slots array, for a deterministic order */
 	int first, last;  /* lifetime: node indices, inclusive; -1 when never written */
 	size_t size;      /* bytes, rounded up to PLAN_ALIGN */
 	size_t offset;    /* byte offset in the arena once placed */
@@ -51,7 +55,7 @@ static int by_size_desc(const void *pa, const void *pb)
 		return a->size < b->size ? 1 : -1;
 	if (a->first != b->first)
 		return a->first < b->first ? -1 : 1;
-	return a->t->index - b->t->index;
+	return a->key - b->key;
 }
 
 static int by_offset(const void *pa, const void *pb)
@@ -79,7 +83,10 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 	(void)d;
 	int nt = g->n_tensors;
 	unsigned char *outside = xcalloc(nt ? nt : 1, 1); /* input, output or constant */
-	struct slot *slots = xcalloc(nt ? nt : 1, sizeof *slots); /* by tensor index */
+	/* by tensor index, then one workspace slot per node */
+	struct slot *slots = xcalloc(nt + g->n_nodes + 1, sizeof *slots);
+	for (int i = 0; i < nt + g->n_nodes; i++)
+		slots[i].key = i;
 
 	for (int i = 0; i < nt; i++) {
 		struct tensor *t = g->tensors[i];
@@ -125,9 +132,19 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 			slots[t->alias->index].last = g->n_nodes;
 	}
 
-	/* The tensors to place: written roots outside caller buffers and weights. */
-	struct slot **order = xcalloc(nt ? nt : 1, sizeof *order);
+	/* The tensors to place: written roots outside caller buffers and weights,
+	 * and the workspaces. */
+	struct slot **order = xcalloc(nt + g->n_nodes + 1, sizeof *order);
 	int n_order = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct slot *s = &slots[nt + i];
+		s->first = s->last = -1;
+		if (g->nodes[i]->dead || !g->nodes[i]->ws_bytes)
+			continue;
+		s->first = s->last = i;
+		s->size = (g->nodes[i]->ws_bytes + PLAN_ALIGN - 1) / PLAN_ALIGN * PLAN_ALIGN;
+		order[n_order++] = s;
+	}
 	for (int i = 0; i < nt; i++) {
 		struct slot *s = &slots[i];
 		if (outside[i] || s->t->alias || s->first < 0)
@@ -162,7 +179,10 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 		}
 		s->offset = offset;
 		s->placed = 1;
-		s->t->offset = offset;
+		if (s->t)
+			s->t->offset = offset;
+		else
+			g->nodes[s->key - nt]->ws_offset = offset;
 		if (offset + s->size > arena_size)
 			arena_size = offset + s->size;
 	}

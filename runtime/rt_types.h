@@ -19,6 +19,14 @@
 
 #define RT_MAX_RANK 8
 
+/* Instruction sets a kernel can be built for (struct rt_conv2d.isa; the
+ * GEMM's micro-kernels in sgemm.h). In generated code they are compile-time
+ * constants, so a branch on them costs nothing. */
+#define RT_SGEMM_ISA_C 0
+#define RT_SGEMM_ISA_AVX2 1
+#define RT_SGEMM_ISA_AVX512 2
+#define RT_SGEMM_ISA_NEON 3
+
 /* Epilogue applied to every output element; numbering matches enum act. */
 enum rt_act {
 	RT_ACT_NONE,

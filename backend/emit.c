@@ -1,0 +1,2439 @@
+/* emit.c - the C emitter: turns a planned graph into NAME.c, NAME.h and, when
+ * the weights are not written as a C array, NAME.weights.bin (DESIGN.md §2
+ * "Generated code", STYLE.md §8).
+ *
+ * Needs: the canonical form of passes/passes.h after pass_plan_memory: views
+ * have tensor->alias, other activations tensor->offset in an arena of
+ * graph->arena_size bytes. Works in two steps. plan_graph() decides
+ * everything and reports every problem before a file is opened: which buffer
+ * each tensor lives in, the weights blob (every constant a layer reads,
+ * float32 little-endian, each 64-byte aligned), the runtime units used, C
+ * names, and each layer's kernel parameters as the runtime's own structs
+ * (runtime/rt_types.h). The print_* functions then write that plan, top to
+ * bottom: header comment, includes, runtime text, weights, arena, sizes, one
+ * static function per layer, NAME_run. Output depends on the graph and the
+ * options only (no addresses, no time), so it is deterministic.
+ *
+ * Files are written to temporaries in the output directory and renamed into
+ * place only when every write succeeded; a failure removes the temporaries
+ * and leaves pre-existing files as they were. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "runtime/primitives.h"
+#include "runtime/rt_types.h"
+
+/* The runtime's source units, in units.def order. */
+enum rt_unit {
+#define X(e, f) e,
+#include "runtime/units.def"
+#undef X
+	RT_UNIT_COUNT_
+};
+
+static const char *const rt_unit_files[RT_UNIT_COUNT_] = {
+#define X(e, f) f,
+#include "runtime/units.def"
+#undef X
+};
+
+/* Spellings of the RT_SGEMM_ISA_* numbers (rt_types.h). */
+static const char *const rt_isa_names[] = {
+	"RT_SGEMM_ISA_C", "RT_SGEMM_ISA_AVX2", "RT_SGEMM_ISA_AVX512", "RT_SGEMM_ISA_NEON",
+};
+_Static_assert(RT_SGEMM_ISA_C == 0 && RT_SGEMM_ISA_AVX2 == 1 && RT_SGEMM_ISA_AVX512 == 2 &&
+                       RT_SGEMM_ISA_NEON == 3,
+               "rt_isa_names follows the RT_SGEMM_ISA_* numbers");
+
+/* Parameter spellings of enum act, which numbers like enum rt_act. */
+static const char *const rt_act_names[ACT_COUNT_] = {
+	"RT_ACT_NONE", "RT_ACT_RELU", "RT_ACT_LEAKY_RELU", "RT_ACT_CLIP", "RT_ACT_SIGMOID", "RT_ACT_TANH",
+};
+_Static_assert(sizeof rt_act_names / sizeof rt_act_names[0] == ACT_COUNT_, "act names");
+_Static_assert((int)ACT_NONE == (int)RT_ACT_NONE && (int)ACT_RELU == (int)RT_ACT_RELU &&
+                       (int)ACT_LEAKY_RELU == (int)RT_ACT_LEAKY_RELU &&
+                       (int)ACT_CLIP == (int)RT_ACT_CLIP && (int)ACT_SIGMOID == (int)RT_ACT_SIGMOID &&
+                       (int)ACT_TANH == (int)RT_ACT_TANH,
+               "enum act numbers like enum rt_act");
+
+/* AUTO writes weight sets up to this size as a C array, larger ones as .incbin:
+ * gcc spends about 20 us per float literal (DESIGN.md §2). */
+#define CARRAY_MAX_BYTES ((size_t)1 << 20)
+/* Every constant starts on a 64-byte boundary of the weights blob. */
+#define WEIGHT_ALIGN 64
+/* Float literals per line of a C-array weight set. */
+#define FLOATS_PER_LINE 8
+/* Most inputs a Concat may have (plus one output: a layer's arguments). */
+#define CONCAT_MAX_INPUTS 64
+#define LAYER_MAX_ARGS (CONCAT_MAX_INPUTS + 1)
+/* Longest part of a C identifier taken from a model name. */
+#define NAME_PART_MAX 40
+
+/* ---- the emitter helper: indentation, checked lines, braces ------------- */
+
+struct emitter {
+	FILE *f;    /* output; write errors are collected by the stream and checked at close */
+	int indent; /* tab depth of the next line */
+};
+
+static void emit_line(struct emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit_open(struct emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void emit_vline(struct emitter *e, const char *fmt, va_list ap)
+{
+	for (int i = 0; i < e->indent; i++)
+		fputc('\t', e->f);
+	vfprintf(e->f, fmt, ap);
+	fputc('\n', e->f);
+}
+
+/* One line at the current indentation. */
+static void emit_line(struct emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	emit_vline(e, fmt, ap);
+	va_end(ap);
+}
+
+/* A line ending in " {", then one level deeper. */
+static void emit_open(struct emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+	for (int i = 0; i < e->indent; i++)
+		fputc('\t', e->f);
+	va_start(ap, fmt);
+	vfprintf(e->f, fmt, ap);
+	va_end(ap);
+	fputs(" {\n", e->f);
+	e->indent++;
+}
+
+static void emit_blank(struct emitter *e)
+{
+	fputc('\n', e->f);
+}
+
+/* "{" alone on a line (a function body), then one level deeper. */
+static void emit_open_block(struct emitter *e)
+{
+	for (int i = 0; i < e->indent; i++)
+		fputc('\t', e->f);
+	fputs("{\n", e->f);
+	e->indent++;
+}
+
+/* One level up, then "}" followed by suffix (e.g. ";"). */
+static void emit_close(struct emitter *e, const char *suffix)
+{
+	e->indent--;
+	emit_line(e, "}%s", suffix);
+}
+
+/* Text copied as it is (runtime sources). */
+static void emit_raw(struct emitter *e, const char *text, size_t n)
+{
+	fwrite(text, 1, n, e->f);
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+/* Where a tensor's data lives while NAME_run runs. */
+enum buf_kind {
+	BUF_NONE,   /* not touched by generated code */
+	BUF_INPUT,  /* inputs[slot] */
+	BUF_OUTPUT, /* outputs[slot]: a graph output written by its producer */
+	BUF_CONST,  /* weights base + offset bytes */
+	BUF_ARENA,  /* NAME_arena + offset bytes */
+	BUF_VIEW,   /* the buffer of root (a view that the planner aliased) */
+};
+
+struct tbuf {
+	enum buf_kind kind;
+	int slot;                   /* BUF_INPUT, BUF_OUTPUT: graph input or output index */
+	size_t offset;              /* BUF_CONST: blob bytes; BUF_ARENA: arena bytes */
+	const struct tensor *root;  /* BUF_VIEW: the alias root (never itself a view) */
+	int used;                   /* NAME_run needs a pointer variable for it */
+	const char *var;            /* that variable's name */
+};
+
+/* One live node. Views the planner aliased emit nothing; a view it did not
+ * alias is a copy. Every other layer is one static function calling one
+ * runtime kernel with literal parameters. */
+struct layer {
+	struct node *node;
+	const char *fn;        /* static function name, e.g. l12_conv1 (NULL: view) */
+	int number;            /* position among the layer functions */
+	int is_view;           /* OP_FLATTEN/RESHAPE/SQUEEZE/UNSQUEEZE */
+	int copy;              /* an unaliased view: memcpy in NAME_run */
+	enum rt_unit unit;     /* the runtime unit it calls */
+	const char *kernel;    /* the runtime function, for the comment */
+	const struct rt_prim *prim; /* OP_CONV: the primitive row select chose, or NULL */
+	size_t ws_bytes;       /* arena workspace passed as the last argument, or 0 */
+	size_t ws_offset;      /* its arena byte offset */
+	int n_args;            /* tensors passed to the function: data inputs, then the output */
+	struct tensor *args[LAYER_MAX_ARGS];
+	const char *arg_names[LAYER_MAX_ARGS];
+	union {
+		struct rt_conv2d conv;
+		struct rt_pool2d pool;
+		struct rt_gemm gemm;
+		struct {
+			struct rt_bcast batch;
+			int M, N, K;
+		} matmul;
+		struct {
+			int op; /* enum rt_binop */
+			struct rt_bcast b;
+		} binary;
+		struct {
+			int act;
+			float alpha, beta;
+			int64_t n;
+		} unary;
+		struct {
+			int outer, len, inner, log;
+		} softmax;
+		struct {
+			int nc, hw;
+		} global;
+		struct {
+			int N, C, HW, size;
+			float alpha, beta, bias;
+		} lrn;
+		struct {
+			int outer, total;
+			int *part;   /* [n_args - 1] */
+			int *offset; /* [n_args - 1] */
+		} concat;
+		struct rt_transpose transpose;
+		struct rt_pad pad;
+		struct {
+			int N, C, H, W;
+		} layout;
+	} u;
+};
+
+/* A slice of runtime source text: plain text, or one `static inline`
+ * function, which is copied only when the copied text calls it (clang warns
+ * about unused static inline functions in a .c file: rt_act_apply in
+ * rt_types.h is unused by a model without Conv, Gemm and activations). */
+struct piece {
+	int file;          /* index into plan.rt_files */
+	const char *text;  /* not NUL-terminated */
+	size_t len;
+	char fn[64];       /* name of the static inline function, or "" */
+	int keep;          /* copied */
+};
+
+/* Identifiers in the generated file: unique over everything we name, so no
+ * local shadows a global and no two models' statics matter. */
+struct name_table {
+	int n, cap;
+	char **names; /* owned */
+};
+
+struct plan {
+	const struct graph *g;
+	const struct options *opt;
+	struct diag *d;
+	const char *name;        /* NAME, the C symbol prefix */
+	char *upper;             /* NAME in capitals */
+	char *c_path, *h_path, *bin_path; /* output files */
+	char *base;              /* the file name stem, e.g. "3d-net" */
+	struct tbuf *tb;         /* [g->n_tensors] */
+	int n_layers;
+	struct layer *layers;    /* [n_layers], graph order */
+	int unit_used[RT_UNIT_COUNT_];
+	int n_rt_files;
+	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 1]; /* rt_types.h, then the units */
+	int n_pieces;
+	struct piece *pieces;    /* [n_pieces] the runtime text, file by file */
+	int n_consts;
+	const struct tensor **consts; /* [n_consts] the weights, in blob order */
+	size_t weights_bytes;    /* blob size */
+	enum weights_mode mode;  /* resolved: never WEIGHTS_AUTO */
+	const char *weights_sym; /* C name of the blob's first float */
+	int uses_arena;
+	struct name_table names;
+	int n_strings, cap_strings;
+	void **strings;          /* owned allocations referred to by the plan */
+};
+
+static void *plan_keep(struct plan *p, void *s)
+{
+	if (p->n_strings == p->cap_strings) {
+		p->cap_strings = p->cap_strings ? 2 * p->cap_strings : 64;
+		p->strings = xrealloc(p->strings, p->cap_strings * sizeof *p->strings);
+	}
+	p->strings[p->n_strings++] = s;
+	return s;
+}
+
+static char *plan_fmt(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static char *plan_fmt(struct plan *p, const char *fmt, ...)
+{
+	char small[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		unreachable("bad format");
+	char *s = xmalloc((size_t)n + 1);
+	if ((size_t)n < sizeof small) {
+		memcpy(s, small, (size_t)n + 1);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return plan_keep(p, s);
+}
+
+/* Text safe inside a C comment: printable ASCII only, no comment delimiters,
+ * no trigraphs (C99 5.2.1.1), no backslash that could splice lines. */
+static const char *cmt(struct plan *p, const char *s)
+{
+	if (!s)
+		s = "";
+	size_t n = strlen(s);
+	char *out = xmalloc(2 * n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+			c = '?';
+		else if (c == '\\')
+			c = '/';
+		if (k > 0 && ((out[k - 1] == '*' && c == '/') || (out[k - 1] == '/' && c == '*') ||
+		              (out[k - 1] == '?' && c == '?')))
+			out[k++] = ' ';
+		out[k++] = c;
+	}
+	out[k] = '\0';
+	return plan_keep(p, out);
+}
+
+/* "[1, 3, 224, 224]" ("[]" for a scalar). */
+static const char *shape_str(struct plan *p, const struct tensor *t)
+{
+	char buf[IR_MAX_RANK * 24 + 4];
+	size_t k = 0;
+	buf[k++] = '[';
+	for (int i = 0; i < t->rank; i++)
+		k += snprintf(buf + k, sizeof buf - k, "%s%" PRId64, i ? ", " : "", t->dims[i]);
+	snprintf(buf + k, sizeof buf - k, "]");
+	return plan_fmt(p, "%s", buf);
+}
+
+/* "'name' [dims]" plus its layout when not the model's own. */
+static const char *tensor_desc(struct plan *p, const struct tensor *t)
+{
+	if (t->layout != LAYOUT_MODEL && t->layout < LAYOUT_COUNT_)
+		return plan_fmt(p, "'%s' %s %s", cmt(p, t->name), shape_str(p, t),
+		                ir_layout_names[t->layout]);
+	return plan_fmt(p, "'%s' %s", cmt(p, t->name), shape_str(p, t));
+}
+
+static int names_has(const struct name_table *nt, const char *s)
+{
+	for (int i = 0; i < nt->n; i++)
+		if (strcmp(nt->names[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *names_put(struct name_table *nt, char *s)
+{
+	if (nt->n == nt->cap) {
+		nt->cap = nt->cap ? 2 * nt->cap : 64;
+		nt->names = xrealloc(nt->names, nt->cap * sizeof *nt->names);
+	}
+	nt->names[nt->n++] = s;
+	return s;
+}
+
+static int ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* prefix + raw with every run of characters outside [A-Za-z0-9] made one '_'
+ * ("/net/conv1/Conv" -> "net_conv1_Conv", at most NAME_PART_MAX of them),
+ * then "_2", "_3", ... until unused. prefix starts with a letter and ends in
+ * '_', so the result is a C identifier without "__". */
+static const char *names_add(struct name_table *nt, const char *prefix, const char *raw)
+{
+	size_t plen = strlen(prefix);
+	char *s = xmalloc(plen + NAME_PART_MAX + 24);
+	memcpy(s, prefix, plen);
+	size_t n = 0;
+	for (const char *c = raw ? raw : ""; *c && n < NAME_PART_MAX; c++) {
+		int keep = ident_char(*c) && *c != '_';
+		if (keep)
+			s[plen + n++] = *c;
+		else if (n > 0 && s[plen + n - 1] != '_')
+			s[plen + n++] = '_';
+	}
+	while (n > 0 && s[plen + n - 1] == '_')
+		n--;
+	if (n == 0)
+		s[plen + n++] = 'x';
+	s[plen + n] = '\0';
+	for (int k = 2; names_has(nt, s); k++)
+		snprintf(s + plen + n, 24, "_%d", k);
+	return names_put(nt, s);
+}
+
+static void names_reserve(struct name_table *nt, const char *s)
+{
+	names_put(nt, xstrdup(s));
+}
+
+static void names_free(struct name_table *nt)
+{
+	for (int i = 0; i < nt->n; i++)
+		free(nt->names[i]);
+	free(nt->names);
+}
+
+/* NAME from the -o path when the caller gave none (DESIGN.md §2): the base
+ * name without ".c", characters outside [A-Za-z0-9_] made '_', "m_" before a
+ * leading digit. */
+static char *default_name(struct plan *p, const char *base)
+{
+	size_t n = strlen(base);
+	char *id = xmalloc(n + 3);
+	size_t k = 0;
+	if (n == 0 || (base[0] >= '0' && base[0] <= '9')) {
+		id[k++] = 'm';
+		id[k++] = '_';
+	}
+	for (size_t i = 0; i < n; i++)
+		id[k++] = ident_char(base[i]) ? base[i] : '_';
+	id[k] = '\0';
+	return plan_keep(p, id);
+}
+
+/* ---- planning: buffers ---------------------------------------------------- */
+
+static int is_view_op(enum op op)
+{
+	return op == OP_FLATTEN || op == OP_RESHAPE || op == OP_SQUEEZE || op == OP_UNSQUEEZE;
+}
+
+static struct tbuf *tb_of(struct plan *p, const struct tensor *t)
+{
+	return &p->tb[t->index];
+}
+
+/* The tensor whose buffer t uses: t itself, or the end of its alias chain. */
+static const struct tensor *root_of(const struct plan *p, const struct tensor *t)
+{
+	for (int steps = 0; t->alias; steps++) {
+		if (steps > p->g->n_tensors)
+			unreachable("cycle of tensor aliases");
+		t = t->alias;
+	}
+	return t;
+}
+
+static int in_graph(const struct graph *g, const struct tensor *t)
+{
+	return t->index >= 0 && t->index < g->n_tensors && g->tensors[t->index] == t;
+}
+
+/* Places every tensor: inputs, outputs, constants, arena, views. */
+static void plan_buffers(struct plan *p)
+{
+	const struct graph *g = p->g;
+	for (int i = 0; i < g->n_tensors; i++) {
+		const struct tensor *t = g->tensors[i];
+		if (t->index != i)
+			unreachable("stale tensor index");
+		struct tbuf *b = &p->tb[i];
+		if (t->alias) {
+			b->kind = BUF_VIEW;
+			b->root = root_of(p, t);
+		} else if (t->is_input) {
+			b->kind = BUF_INPUT;
+		} else if (t->data) {
+			b->kind = BUF_CONST;
+		} else if (t->is_output) {
+			b->kind = BUF_OUTPUT;
+		} else {
+			b->kind = BUF_ARENA;
+			b->offset = t->offset;
+		}
+	}
+	for (int j = 0; j < g->n_inputs; j++) {
+		const struct tensor *t = g->inputs[j];
+		if (!in_graph(g, t) || p->tb[t->index].kind != BUF_INPUT) {
+			diag_error(p->d, NULL, "internal error: graph input '%s' is not a plain input",
+			           t->name);
+			continue;
+		}
+		p->tb[t->index].slot = j;
+	}
+	/* A graph output listed twice lives in its first slot. */
+	for (int j = g->n_outputs - 1; j >= 0; j--) {
+		const struct tensor *t = g->outputs[j];
+		if (!in_graph(g, t)) {
+			diag_error(p->d, NULL, "internal error: graph output '%s' is not in the graph",
+			           t->name);
+			continue;
+		}
+		if (p->tb[t->index].kind == BUF_OUTPUT)
+			p->tb[t->index].slot = j;
+	}
+}
+
+/* Checks that generated code can read or write t as dense float32. */
+static int check_tensor(struct plan *p, const struct node *n, const struct tensor *t)
+{
+	if (!in_graph(p->g, t)) {
+		diag_error(p->d, n, "internal error: tensor '%s' is not in the graph", t->name);
+		return -1;
+	}
+	if (t->rank < 0) {
+		diag_error(p->d, n, "internal error: tensor '%s' has no shape", t->name);
+		return -1;
+	}
+	if (t->dtype != DTYPE_F32) {
+		diag_error(p->d, n, "tensor '%s' has type %s; generated code computes on float32 only",
+		           t->name, t->dtype < DTYPE_COUNT_ ? ir_dtype_names[t->dtype] : "?");
+		return -1;
+	}
+	if (ir_numel(t) <= 0) {
+		diag_error(p->d, n, "tensor '%s' has no elements (shape %s); empty tensors are not "
+		           "supported",
+		           t->name, shape_str(p, t));
+		return -1;
+	}
+	const struct tbuf *b = tb_of(p, t);
+	if (b->kind == BUF_VIEW) {
+		const struct tensor *r = b->root;
+		if (r->dtype != DTYPE_F32 || r->rank < 0 || ir_numel(r) != ir_numel(t)) {
+			diag_error(p->d, n, "internal error: view '%s' does not match its alias '%s'",
+			           t->name, r->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Checks t and marks it, and its alias root, as needing a pointer in
+ * NAME_run (only what is used is declared: no unused variables). */
+static void use_tensor(struct plan *p, const struct node *n, const struct tensor *t)
+{
+	if (check_tensor(p, n, t))
+		return;
+	struct tbuf *b = tb_of(p, t);
+	b->used = 1;
+	if (b->kind == BUF_VIEW)
+		tb_of(p, b->root)->used = 1;
+}
+
+/* ---- planning: layers ----------------------------------------------------- */
+
+static int fits_int(struct plan *p, const struct node *n, int64_t v, const char *what)
+{
+	if (v >= 0 && v <= INT_MAX)
+		return 1;
+	diag_error(p->d, n, "%s %" PRId64 " does not fit the runtime's int parameters", what, v);
+	return 0;
+}
+
+static int64_t prod(const int64_t *dims, int from, int to)
+{
+	int64_t r = 1;
+	for (int i = from; i < to; i++)
+		r *= dims[i];
+	return r;
+}
+
+/* Drops dims of size 1 and merges neighbours that every operand walks
+ * contiguously (s[k] == s[k+1] * dims[k+1]), so broadcasts of high rank fit
+ * RT_MAX_RANK and the kernels loop less. strides: n_ops arrays of rank. */
+static int merge_dims(int rank, int64_t *dims, int n_ops, int64_t strides[][IR_MAX_RANK])
+{
+	int r = 0;
+	for (int k = 0; k < rank; k++) {
+		if (dims[k] == 1)
+			continue;
+		if (r > 0) {
+			int contiguous = 1;
+			for (int o = 0; o < n_ops; o++)
+				if (strides[o][r - 1] != strides[o][k] * dims[k])
+					contiguous = 0;
+			if (contiguous) {
+				dims[r - 1] *= dims[k];
+				for (int o = 0; o < n_ops; o++)
+					strides[o][r - 1] = strides[o][k];
+				continue;
+			}
+		}
+		dims[r] = dims[k];
+		for (int o = 0; o < n_ops; o++)
+			strides[o][r] = strides[o][k];
+		r++;
+	}
+	return r;
+}
+
+/* Strides, in elements of the dense operand x, for reading it broadcast to
+ * out_dims (right-aligned, numpy rules); -1 when the shapes do not broadcast. */
+static int bcast_strides(int out_rank, const int64_t *out_dims, int x_rank, const int64_t *x_dims,
+                         int64_t *strides /* out: [out_rank] */)
+{
+	if (x_rank > out_rank)
+		return -1;
+	int64_t s = 1;
+	for (int k = out_rank - 1; k >= 0; k--) {
+		int xk = k - (out_rank - x_rank);
+		int64_t xd = xk >= 0 ? x_dims[xk] : 1;
+		if (xd != 1 && xd != out_dims[k])
+			return -1;
+		strides[k] = xd == 1 ? 0 : s;
+		s *= xd;
+	}
+	return 0;
+}
+
+static int to_bcast(struct plan *p, const struct node *n, int rank, int64_t *dims,
+                    int64_t strides[][IR_MAX_RANK], struct rt_bcast *b)
+{
+	rank = merge_dims(rank, dims, 2, strides);
+	b->rank = rank;
+	for (int k = 0; k < rank; k++) {
+		if (!fits_int(p, n, dims[k], "dimension") || !fits_int(p, n, strides[0][k], "stride") ||
+		    !fits_int(p, n, strides[1][k], "stride"))
+			return -1;
+		b->dims[k] = (int)dims[k];
+		b->sa[k] = (int)strides[0][k];
+		b->sb[k] = (int)strides[1][k];
+	}
+	return 0;
+}
+
+static void add_arg(struct layer *l, struct tensor *t, const char *name)
+{
+	l->args[l->n_args] = t;
+	l->arg_names[l->n_args] = name;
+	l->n_args++;
+}
+
+/* Spatial attributes of Conv and the pools, mapped to the 2-D kernels: a 1-D
+ * operator is a 2-D one with H = 1 (kernel, stride, dilation 1, no pads). */
+struct spatial {
+	int k[2], s[2], dl[2], pb[2], pe[2]; /* per (H, W): kernel, stride, dilation, pad begin, end */
+};
+
+static int get_spatial(struct plan *p, struct node *n, int nsp, struct spatial *sp)
+{
+	const int64_t *ks, *st, *dl, *pads;
+	int nk = ir_attr_ints(n, "kernel_shape", &ks);
+	int ns = ir_attr_ints(n, "strides", &st);
+	int nd = ir_attr_ints(n, "dilations", &dl);
+	int np = ir_attr_ints(n, "pads", &pads);
+	if (nk != nsp || (ns && ns != nsp) || (nd && nd != nsp) || (np && np != 2 * nsp)) {
+		diag_error(p->d, n, "kernel_shape, strides, dilations or pads do not match %d spatial "
+		           "dims",
+		           nsp);
+		return -1;
+	}
+	int off = 2 - nsp;
+	for (int i = 0; i < 2; i++) {
+		sp->k[i] = sp->s[i] = sp->dl[i] = 1;
+		sp->pb[i] = sp->pe[i] = 0;
+	}
+	for (int i = 0; i < nsp; i++) {
+		int64_t v[5] = {ks[i], ns ? st[i] : 1, nd ? dl[i] : 1, np ? pads[i] : 0,
+		                np ? pads[nsp + i] : 0};
+		for (int j = 0; j < 5; j++)
+			if (!fits_int(p, n, v[j], "kernel attribute"))
+				return -1;
+		if (v[0] < 1 || v[1] < 1 || v[2] < 1) {
+			diag_error(p->d, n, "kernel, stride and dilation must be positive");
+			return -1;
+		}
+		sp->k[off + i] = (int)v[0];
+		sp->s[off + i] = (int)v[1];
+		sp->dl[off + i] = (int)v[2];
+		sp->pb[off + i] = (int)v[3];
+		sp->pe[off + i] = (int)v[4];
+	}
+	return 0;
+}
+
+/* Spatial dims of an [N, C, W] or [N, C, H, W] tensor as (H, W); 0 if its
+ * rank is neither. */
+static int spatial_dims(const struct tensor *t, int64_t hw[2])
+{
+	if (t->rank == 3) {
+		hw[0] = 1;
+		hw[1] = t->dims[2];
+		return 1;
+	}
+	if (t->rank == 4) {
+		hw[0] = t->dims[2];
+		hw[1] = t->dims[3];
+		return 2;
+	}
+	return 0;
+}
+
+/* A convolution through the primitive select chose: the row's RUN with the
+ * layer as literal constants, weights as select packed them, the workspace
+ * plan_memory placed. */
+static int plan_conv_primitive(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
+	l->prim = rt_prim_find(n->primitive);
+	if (!l->prim || pass_conv_params(n, p->opt->isa, &l->u.conv)) {
+		diag_error(p->d, n, "internal error: unknown primitive '%s'", n->primitive);
+		return -1;
+	}
+	l->unit = (enum rt_unit)l->prim->unit;
+	l->kernel = l->prim->run_name;
+	l->ws_bytes = n->ws_bytes;
+	l->ws_offset = n->ws_offset;
+	add_arg(l, n->inputs[0], "x");
+	add_arg(l, n->inputs[1], "w");
+	if (b)
+		add_arg(l, b, "b");
+	return 0;
+}
+
+static int plan_conv(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
+	struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
+	if (n->primitive)
+		return plan_conv_primitive(p, l);
+	int64_t xhw[2], yhw[2];
+	int nsp = spatial_dims(x, xhw);
+	if (!nsp || spatial_dims(y, yhw) != nsp || w->rank != x->rank) {
+		diag_error(p->d, n, "only 1-D and 2-D convolutions are supported (input %s, weights "
+		           "%s)",
+		           shape_str(p, x), shape_str(p, w));
+		return -1;
+	}
+	struct spatial sp;
+	if (get_spatial(p, n, nsp, &sp))
+		return -1;
+	int64_t group = ir_attr_int(n, "group", 1);
+	int64_t N = x->dims[0], C = x->dims[1], M = w->dims[0];
+	if (group < 1 || C % group || M % group || w->dims[1] != C / group || y->dims[1] != M ||
+	    y->dims[0] != N || (b && (b->rank != 1 || b->dims[0] != M))) {
+		diag_error(p->d, n, "inconsistent shapes: input %s, weights %s, group %" PRId64,
+		           shape_str(p, x), shape_str(p, w), group);
+		return -1;
+	}
+	if (w->dims[w->rank - 1] != sp.k[1] || (nsp == 2 && w->dims[2] != sp.k[0])) {
+		diag_error(p->d, n, "weights %s do not match kernel_shape", shape_str(p, w));
+		return -1;
+	}
+	int64_t v[] = {N, C, xhw[0], xhw[1], M, yhw[0], yhw[1], group};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (!fits_int(p, n, v[i], "dimension"))
+			return -1;
+	struct rt_conv2d *c = &l->u.conv;
+	*c = (struct rt_conv2d){
+		.N = (int)N, .C = (int)C, .H = (int)xhw[0], .W = (int)xhw[1],
+		.M = (int)M, .oH = (int)yhw[0], .oW = (int)yhw[1],
+		.kH = sp.k[0], .kW = sp.k[1], .sH = sp.s[0], .sW = sp.s[1],
+		.dH = sp.dl[0], .dW = sp.dl[1], .padT = sp.pb[0], .padL = sp.pb[1],
+		.group = (int)group, .act = (int)n->act, .alpha = n->act_alpha, .beta = n->act_beta,
+	};
+	l->unit = RT_UNIT_CONV_REF;
+	l->kernel = "rt_conv2d_ref";
+	add_arg(l, x, "x");
+	add_arg(l, w, "w");
+	if (b)
+		add_arg(l, b, "b");
+	return 0;
+}
+
+static int plan_pool(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	int64_t xhw[2], yhw[2];
+	int nsp = spatial_dims(x, xhw);
+	if (!nsp || spatial_dims(y, yhw) != nsp || y->dims[0] != x->dims[0] ||
+	    y->dims[1] != x->dims[1]) {
+		diag_error(p->d, n, "only 1-D and 2-D pooling is supported (input %s, output %s)",
+		           shape_str(p, x), shape_str(p, y));
+		return -1;
+	}
+	struct spatial sp;
+	if (get_spatial(p, n, nsp, &sp))
+		return -1;
+	int64_t v[] = {x->dims[0], x->dims[1], xhw[0], xhw[1], yhw[0], yhw[1]};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (!fits_int(p, n, v[i], "dimension"))
+			return -1;
+	int avg = n->op == OP_AVGPOOL;
+	l->u.pool = (struct rt_pool2d){
+		.N = (int)v[0], .C = (int)v[1], .H = (int)v[2], .W = (int)v[3],
+		.oH = (int)v[4], .oW = (int)v[5], .kH = sp.k[0], .kW = sp.k[1],
+		.sH = sp.s[0], .sW = sp.s[1], .dH = sp.dl[0], .dW = sp.dl[1],
+		.padT = sp.pb[0], .padL = sp.pb[1], .padB = sp.pe[0], .padR = sp.pe[1],
+		.count_include_pad = avg ? (int)ir_attr_int(n, "count_include_pad", 0) != 0 : 0,
+	};
+	l->unit = avg ? RT_UNIT_AVGPOOL : RT_UNIT_MAXPOOL;
+	l->kernel = avg ? "rt_avgpool2d" : "rt_maxpool2d";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* Gemm's C is unidirectionally broadcast to [M, N]: scalar or [1] -> (0, 0),
+ * [N] -> (0, 1), [M, 1] -> (1, 0), [M, N] -> (N, 1). */
+static int plan_gemm(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
+	struct tensor *c = n->n_inputs > 2 ? n->inputs[2] : NULL;
+	int transA = ir_attr_int(n, "transA", 0) != 0, transB = ir_attr_int(n, "transB", 0) != 0;
+	if (a->rank != 2 || b->rank != 2 || y->rank != 2 || (c && c->rank > 2)) {
+		diag_error(p->d, n, "Gemm needs 2-D A and B (got %s and %s)", shape_str(p, a),
+		           shape_str(p, b));
+		return -1;
+	}
+	int64_t M = y->dims[0], N = y->dims[1];
+	int64_t K = transA ? a->dims[0] : a->dims[1];
+	int64_t am = transA ? a->dims[1] : a->dims[0];
+	int64_t bk = transB ? b->dims[1] : b->dims[0], bn = transB ? b->dims[0] : b->dims[1];
+	if (am != M || bk != K || bn != N) {
+		diag_error(p->d, n, "inconsistent shapes: A %s, B %s, Y %s", shape_str(p, a),
+		           shape_str(p, b), shape_str(p, y));
+		return -1;
+	}
+	int64_t c_sm = 0, c_sn = 0;
+	if (c) {
+		int64_t cm = c->rank == 2 ? c->dims[0] : 1;
+		int64_t cn = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
+		if ((cm != 1 && cm != M) || (cn != 1 && cn != N)) {
+			diag_error(p->d, n, "C %s does not broadcast to [%" PRId64 ", %" PRId64 "]",
+			           shape_str(p, c), M, N);
+			return -1;
+		}
+		c_sn = cn == 1 ? 0 : 1;
+		c_sm = cm == 1 ? 0 : cn;
+	}
+	if (!fits_int(p, n, M, "dimension") || !fits_int(p, n, N, "dimension") ||
+	    !fits_int(p, n, K, "dimension"))
+		return -1;
+	l->u.gemm = (struct rt_gemm){
+		.M = (int)M, .N = (int)N, .K = (int)K, .transA = transA, .transB = transB,
+		.alpha = (float)ir_attr_float(n, "alpha", 1.0), .beta = (float)ir_attr_float(n, "beta", 1.0),
+		.c_sm = (int)c_sm, .c_sn = (int)c_sn,
+		.act = (int)n->act, .act_alpha = n->act_alpha, .act_beta = n->act_beta,
+	};
+	l->unit = RT_UNIT_GEMM_REF;
+	l->kernel = "rt_gemm_ref";
+	add_arg(l, a, "a");
+	add_arg(l, b, "b");
+	if (c)
+		add_arg(l, c, "c");
+	return 0;
+}
+
+/* ONNX MatMul (numpy.matmul): a 1-D A is [1, K] and a 1-D B is [K, 1], with
+ * that dim dropped from the output; the batch dims broadcast, and the
+ * kernel's batch strides count whole matrices. */
+static int plan_matmul(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
+	if (a->rank < 1 || b->rank < 1) {
+		diag_error(p->d, n, "MatMul operands must have rank >= 1");
+		return -1;
+	}
+	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
+	int64_t Kb = b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0];
+	int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	int ra = a->rank >= 2 ? a->rank - 2 : 0, rb = b->rank >= 2 ? b->rank - 2 : 0;
+	int rank = ra > rb ? ra : rb;
+	int64_t dims[IR_MAX_RANK], strides[2][IR_MAX_RANK];
+	int ok = K == Kb;
+	for (int k = 0; ok && k < rank; k++) {
+		int ka = k - (rank - ra), kb = k - (rank - rb);
+		int64_t da = ka >= 0 ? a->dims[ka] : 1, db = kb >= 0 ? b->dims[kb] : 1;
+		if (da != db && da != 1 && db != 1)
+			ok = 0;
+		dims[k] = da > db ? da : db;
+	}
+	if (ok)
+		ok = bcast_strides(rank, dims, ra, a->dims, strides[0]) == 0 &&
+		     bcast_strides(rank, dims, rb, b->dims, strides[1]) == 0;
+	if (!ok || prod(dims, 0, rank) * M * N != ir_numel(y)) {
+		diag_error(p->d, n, "inconsistent shapes: A %s, B %s, Y %s", shape_str(p, a),
+		           shape_str(p, b), shape_str(p, y));
+		return -1;
+	}
+	if (!fits_int(p, n, M, "dimension") || !fits_int(p, n, N, "dimension") ||
+	    !fits_int(p, n, K, "dimension"))
+		return -1;
+	l->u.matmul.M = (int)M;
+	l->u.matmul.N = (int)N;
+	l->u.matmul.K = (int)K;
+	if (to_bcast(p, n, rank, dims, strides, &l->u.matmul.batch))
+		return -1;
+	l->unit = RT_UNIT_MATMUL;
+	l->kernel = "rt_matmul";
+	add_arg(l, a, "a");
+	add_arg(l, b, "b");
+	return 0;
+}
+
+static int plan_binary(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
+	int64_t dims[IR_MAX_RANK], strides[2][IR_MAX_RANK];
+	for (int k = 0; k < y->rank; k++)
+		dims[k] = y->dims[k];
+	if (bcast_strides(y->rank, dims, a->rank, a->dims, strides[0]) ||
+	    bcast_strides(y->rank, dims, b->rank, b->dims, strides[1])) {
+		diag_error(p->d, n, "%s and %s do not broadcast to %s", shape_str(p, a),
+		           shape_str(p, b), shape_str(p, y));
+		return -1;
+	}
+	static const int ops[] = {[OP_ADD] = RT_ADD, [OP_SUB] = RT_SUB, [OP_MUL] = RT_MUL,
+	                          [OP_DIV] = RT_DIV};
+	l->u.binary.op = ops[n->op];
+	if (to_bcast(p, n, y->rank, dims, strides, &l->u.binary.b))
+		return -1;
+	l->unit = RT_UNIT_BINARY;
+	l->kernel = "rt_binary";
+	add_arg(l, a, "a");
+	add_arg(l, b, "b");
+	return 0;
+}
+
+static int plan_unary(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	l->u.unary.alpha = l->u.unary.beta = 0.0f;
+	switch (n->op) {
+	case OP_RELU: l->u.unary.act = RT_ACT_RELU; break;
+	case OP_SIGMOID: l->u.unary.act = RT_ACT_SIGMOID; break;
+	case OP_TANH: l->u.unary.act = RT_ACT_TANH; break;
+	case OP_LEAKY_RELU:
+		l->u.unary.act = RT_ACT_LEAKY_RELU;
+		l->u.unary.alpha = (float)ir_attr_float(n, "alpha", 0.01);
+		break;
+	case OP_CLIP:
+		l->u.unary.act = RT_ACT_CLIP;
+		l->u.unary.alpha = (float)ir_attr_float(n, "min", -HUGE_VAL);
+		l->u.unary.beta = (float)ir_attr_float(n, "max", HUGE_VAL);
+		break;
+	default: unreachable("not a unary op");
+	}
+	if (ir_numel(x) != ir_numel(y)) {
+		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	l->u.unary.n = ir_numel(y);
+	l->unit = RT_UNIT_UNARY;
+	l->kernel = "rt_unary";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* Softmax along axis: [outer, len, inner]; coerce_2d (opset < 13) reduces over
+ * every dim from axis on. */
+static int plan_softmax(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0];
+	int64_t axis = ir_attr_int(n, "axis", x->rank - 1);
+	int coerce = ir_attr_int(n, "coerce_2d", 0) != 0;
+	if (x->rank == 0)
+		axis = 0;
+	else if (axis < 0 || axis >= x->rank) {
+		diag_error(p->d, n, "axis %" PRId64 " out of range for %s", axis, shape_str(p, x));
+		return -1;
+	}
+	int ax = (int)axis;
+	int64_t outer = prod(x->dims, 0, ax < x->rank ? ax : x->rank);
+	int64_t len = x->rank == 0 ? 1 : coerce ? prod(x->dims, ax, x->rank) : x->dims[ax];
+	int64_t inner = x->rank == 0 || coerce ? 1 : prod(x->dims, ax + 1, x->rank);
+	if (!fits_int(p, n, outer, "size") || !fits_int(p, n, len, "size") ||
+	    !fits_int(p, n, inner, "size"))
+		return -1;
+	l->u.softmax.outer = (int)outer;
+	l->u.softmax.len = (int)len;
+	l->u.softmax.inner = (int)inner;
+	l->u.softmax.log = n->op == OP_LOG_SOFTMAX;
+	l->unit = RT_UNIT_SOFTMAX;
+	l->kernel = "rt_softmax";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+static int plan_global_pool(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0];
+	if (x->rank < 3) {
+		diag_error(p->d, n, "input %s must have rank >= 3", shape_str(p, x));
+		return -1;
+	}
+	int64_t nc = x->dims[0] * x->dims[1], hw = prod(x->dims, 2, x->rank);
+	if (!fits_int(p, n, nc, "size") || !fits_int(p, n, hw, "size"))
+		return -1;
+	l->u.global.nc = (int)nc;
+	l->u.global.hw = (int)hw;
+	int avg = n->op == OP_GLOBAL_AVGPOOL;
+	l->unit = avg ? RT_UNIT_GLOBAL_AVGPOOL : RT_UNIT_GLOBAL_MAXPOOL;
+	l->kernel = avg ? "rt_global_avgpool" : "rt_global_maxpool";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+static int plan_lrn(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0];
+	int64_t size = ir_attr_int(n, "size", 0);
+	if (x->rank < 2 || size < 1) {
+		diag_error(p->d, n, "LRN needs an input of rank >= 2 and size >= 1");
+		return -1;
+	}
+	int64_t hw = prod(x->dims, 2, x->rank);
+	if (!fits_int(p, n, x->dims[0], "size") || !fits_int(p, n, x->dims[1], "size") ||
+	    !fits_int(p, n, hw, "size") || !fits_int(p, n, size, "size"))
+		return -1;
+	l->u.lrn.N = (int)x->dims[0];
+	l->u.lrn.C = (int)x->dims[1];
+	l->u.lrn.HW = (int)hw;
+	l->u.lrn.size = (int)size;
+	l->u.lrn.alpha = (float)ir_attr_float(n, "alpha", 1e-4);
+	l->u.lrn.beta = (float)ir_attr_float(n, "beta", 0.75);
+	l->u.lrn.bias = (float)ir_attr_float(n, "bias", 1.0);
+	l->unit = RT_UNIT_LRN;
+	l->kernel = "rt_lrn";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* The output viewed as [outer, total] and each input as [outer, part]. */
+static int plan_concat(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *y = n->outputs[0];
+	int64_t axis = ir_attr_int(n, "axis", 0);
+	int k = n->n_inputs;
+	if (axis < 0 || axis >= y->rank || k < 1 || k > CONCAT_MAX_INPUTS) {
+		diag_error(p->d, n, "axis %" PRId64 " or %d inputs out of range", axis, k);
+		return -1;
+	}
+	int ax = (int)axis;
+	int64_t outer = prod(y->dims, 0, ax), inner = prod(y->dims, ax + 1, y->rank);
+	int64_t total = y->dims[ax] * inner, offset = 0;
+	if (!fits_int(p, n, outer, "size") || !fits_int(p, n, total, "size"))
+		return -1;
+	l->u.concat.outer = (int)outer;
+	l->u.concat.total = (int)total;
+	l->u.concat.part = plan_keep(p, xcalloc(k, sizeof(int)));
+	l->u.concat.offset = plan_keep(p, xcalloc(k, sizeof(int)));
+	for (int i = 0; i < k; i++) {
+		struct tensor *x = n->inputs[i];
+		int same = x && x->rank == y->rank;
+		for (int d = 0; same && d < y->rank; d++)
+			same = d == ax || x->dims[d] == y->dims[d];
+		if (!same) {
+			diag_error(p->d, n, "input %d does not match the output %s on the other axes", i,
+			           shape_str(p, y));
+			return -1;
+		}
+		l->u.concat.part[i] = (int)(x->dims[ax] * inner);
+		l->u.concat.offset[i] = (int)offset;
+		offset += x->dims[ax] * inner;
+		add_arg(l, x, plan_fmt(p, "x%d", i));
+	}
+	if (offset != total) {
+		diag_error(p->d, n, "inputs do not add up to the output %s", shape_str(p, y));
+		return -1;
+	}
+	l->unit = RT_UNIT_CONCAT;
+	l->kernel = "rt_concat_part";
+	return 0;
+}
+
+static int plan_transpose(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const int64_t *perm;
+	int np = ir_attr_ints(n, "perm", &perm);
+	int64_t rev[IR_MAX_RANK];
+	if (np == 0) { /* ONNX default: reverse the dims */
+		for (int k = 0; k < x->rank; k++)
+			rev[k] = x->rank - 1 - k;
+		perm = rev;
+		np = x->rank;
+	}
+	int64_t xs[IR_MAX_RANK], dims[IR_MAX_RANK], strides[1][IR_MAX_RANK], s = 1;
+	int seen[IR_MAX_RANK] = {0};
+	int ok = np == x->rank && y->rank == x->rank;
+	for (int k = x->rank - 1; k >= 0; k--) {
+		xs[k] = s;
+		s *= x->dims[k];
+	}
+	for (int k = 0; ok && k < np; k++) {
+		if (perm[k] < 0 || perm[k] >= x->rank || seen[perm[k]]++ ||
+		    y->dims[k] != x->dims[perm[k]]) {
+			ok = 0;
+			break;
+		}
+		dims[k] = x->dims[perm[k]];
+		strides[0][k] = xs[perm[k]];
+	}
+	if (!ok || !fits_int(p, n, ir_numel(x), "size")) {
+		if (!ok)
+			diag_error(p->d, n, "perm does not permute %s into %s", shape_str(p, x),
+			           shape_str(p, y));
+		return -1;
+	}
+	int rank = merge_dims(np, dims, 1, strides);
+	struct rt_transpose *t = &l->u.transpose;
+	t->rank = rank;
+	for (int k = 0; k < rank; k++) {
+		t->dims[k] = (int)dims[k];
+		t->sx[k] = (int)strides[0][k];
+	}
+	l->unit = RT_UNIT_TRANSPOSE;
+	l->kernel = "rt_transpose";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+static int plan_pad(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const int64_t *pads;
+	int np = ir_attr_ints(n, "pads", &pads);
+	const char *mode = ir_attr_string(n, "mode", "constant");
+	if (strcmp(mode, "constant") != 0) {
+		diag_error(p->d, n, "Pad mode '%s' is not supported (constant only)", mode);
+		return -1;
+	}
+	int ok = np == 2 * x->rank && y->rank == x->rank;
+	for (int k = 0; ok && k < x->rank; k++)
+		ok = x->dims[k] + pads[k] + pads[x->rank + k] == y->dims[k] && pads[k] > INT_MIN &&
+		     pads[k] < INT_MAX && fits_int(p, n, x->dims[k], "dimension") &&
+		     fits_int(p, n, y->dims[k], "dimension");
+	if (!ok) {
+		diag_error(p->d, n, "pads do not take %s to %s", shape_str(p, x), shape_str(p, y));
+		return -1;
+	}
+	struct rt_pad *pd = &l->u.pad;
+	pd->rank = x->rank;
+	for (int k = 0; k < x->rank; k++) {
+		pd->in_dims[k] = (int)x->dims[k];
+		pd->out_dims[k] = (int)y->dims[k];
+		pd->begin[k] = (int)pads[k];
+	}
+	pd->value = (float)ir_attr_float(n, "value", 0.0);
+	l->unit = RT_UNIT_PAD;
+	l->kernel = "rt_pad_constant";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* A layout transform select inserted: one row of runtime/transforms.def. */
+static int plan_layout(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	const struct tensor *x = n->inputs[0];
+	const struct rt_transform *tr = NULL;
+	for (int i = 0; i < rt_n_transforms && n->primitive; i++)
+		if (strcmp(rt_transforms[i].name, n->primitive) == 0)
+			tr = &rt_transforms[i];
+	if (!tr || (x->rank != 3 && x->rank != 4)) {
+		diag_error(p->d, n, "internal error: layout transform '%s' on %s",
+		           n->primitive ? n->primitive : "?", shape_str(p, x));
+		return -1;
+	}
+	l->unit = (enum rt_unit)tr->unit;
+	l->kernel = tr->run_name;
+	l->u.layout.N = (int)x->dims[0];
+	l->u.layout.C = (int)x->dims[1];
+	l->u.layout.H = x->rank == 4 ? (int)x->dims[2] : 1;
+	l->u.layout.W = (int)x->dims[x->rank - 1];
+	add_arg(l, n->inputs[0], "x");
+	return 0;
+}
+
+static int plan_layer(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	if (n->n_outputs < 1 || !n->outputs[0]) {
+		diag_error(p->d, n, "internal error: node has no output");
+		return -1;
+	}
+	for (int k = 1; k < n->n_outputs; k++) {
+		if (n->outputs[k] && (n->outputs[k]->is_output || ir_use_count(p->g, n->outputs[k]))) {
+			diag_error(p->d, n, "only the first output can be used (output '%s' is read)",
+			           n->outputs[k]->name);
+			return -1;
+		}
+	}
+	int need = n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
+	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV
+	                   ? 2
+	                   : 1;
+	int ok = n->n_inputs >= need;
+	for (int k = 0; ok && k < need; k++)
+		ok = n->inputs[k] != NULL;
+	if (!ok) {
+		diag_error(p->d, n, "internal error: a required input is missing");
+		return -1;
+	}
+	if (n->act != ACT_NONE && n->op != OP_CONV && n->op != OP_GEMM) {
+		diag_error(p->d, n, "internal error: fused epilogue on an op that has none");
+		return -1;
+	}
+	if (is_view_op(n->op)) {
+		l->is_view = 1;
+		struct tensor *x = n->inputs[0], *y = n->outputs[0];
+		if (check_tensor(p, n, x) || check_tensor(p, n, y))
+			return -1;
+		if (ir_numel(x) != ir_numel(y)) {
+			diag_error(p->d, n, "view %s of %s changes the element count", shape_str(p, y),
+			           shape_str(p, x));
+			return -1;
+		}
+		/* The planner aliases views (no code); one it did not alias is copied. */
+		if (root_of(p, y) != root_of(p, x)) {
+			enum buf_kind k = tb_of(p, y)->kind;
+			if (k != BUF_OUTPUT && k != BUF_ARENA) {
+				diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
+				           y->name);
+				return -1;
+			}
+			l->copy = 1;
+			use_tensor(p, n, x);
+			use_tensor(p, n, y);
+		}
+		return 0;
+	}
+	int rc;
+	switch (n->op) {
+	case OP_CONV: rc = plan_conv(p, l); break;
+	case OP_MAXPOOL:
+	case OP_AVGPOOL: rc = plan_pool(p, l); break;
+	case OP_GEMM: rc = plan_gemm(p, l); break;
+	case OP_MATMUL: rc = plan_matmul(p, l); break;
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV: rc = plan_binary(p, l); break;
+	case OP_RELU:
+	case OP_LEAKY_RELU:
+	case OP_CLIP:
+	case OP_SIGMOID:
+	case OP_TANH: rc = plan_unary(p, l); break;
+	case OP_SOFTMAX:
+	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
+	case OP_GLOBAL_AVGPOOL:
+	case OP_GLOBAL_MAXPOOL: rc = plan_global_pool(p, l); break;
+	case OP_LRN: rc = plan_lrn(p, l); break;
+	case OP_CONCAT: rc = plan_concat(p, l); break;
+	case OP_TRANSPOSE: rc = plan_transpose(p, l); break;
+	case OP_PAD: rc = plan_pad(p, l); break;
+	case OP_LAYOUT: rc = plan_layout(p, l); break;
+	default:
+		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
+		           n->op < OP_COUNT_ ? ir_op_names[n->op] : "?");
+		return -1;
+	}
+	if (rc)
+		return rc;
+	add_arg(l, n->outputs[0], "y");
+	for (int k = 0; k < l->n_args; k++)
+		use_tensor(p, n, l->args[k]);
+	struct tbuf *out = tb_of(p, n->outputs[0]);
+	if (out->kind != BUF_OUTPUT && out->kind != BUF_ARENA) {
+		diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
+		           n->outputs[0]->name);
+		return -1;
+	}
+	p->unit_used[l->unit] = 1;
+	return 0;
+}
+
+/* ---- planning: weights, arena, names -------------------------------------- */
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static void plan_weights(struct plan *p)
+{
+	const struct graph *g = p->g;
+	p->consts = xcalloc(g->n_tensors, sizeof *p->consts);
+	size_t off = 0;
+	for (int i = 0; i < g->n_tensors; i++) {
+		struct tbuf *b = &p->tb[i];
+		if (b->kind != BUF_CONST || !b->used)
+			continue;
+		off = align_up(off, WEIGHT_ALIGN);
+		b->offset = off;
+		off += ir_nbytes(g->tensors[i]);
+		p->consts[p->n_consts++] = g->tensors[i];
+	}
+	p->weights_bytes = off;
+	p->mode = p->opt->weights;
+	if (p->mode == WEIGHTS_AUTO)
+		p->mode = off <= CARRAY_MAX_BYTES ? WEIGHTS_CARRAY : WEIGHTS_EMBED;
+	p->weights_sym = plan_fmt(p, p->mode == WEIGHTS_EMBED ? "%s_weights_data" : "%s_weights",
+	                          p->name);
+}
+
+static void plan_arena(struct plan *p)
+{
+	const struct graph *g = p->g;
+	for (int i = 0; i < g->n_tensors; i++) {
+		const struct tensor *t = g->tensors[i];
+		const struct tbuf *b = &p->tb[i];
+		if (b->kind != BUF_ARENA || !b->used)
+			continue;
+		p->uses_arena = 1;
+		if (t->offset % sizeof(float) || t->offset > g->arena_size ||
+		    ir_nbytes(t) > g->arena_size - t->offset)
+			diag_error(p->d, t->producer,
+			           "internal error: tensor '%s' (%zu bytes at offset %zu) lies outside "
+			           "the %zu-byte activation arena",
+			           t->name, ir_nbytes(t), t->offset, g->arena_size);
+	}
+	for (int i = 0; i < p->n_layers; i++) {
+		const struct layer *l = &p->layers[i];
+		if (!l->ws_bytes)
+			continue;
+		p->uses_arena = 1;
+		if (l->ws_offset % 64 || l->ws_offset > g->arena_size ||
+		    l->ws_bytes > g->arena_size - l->ws_offset)
+			diag_error(p->d, l->node,
+			           "internal error: workspace (%zu bytes at offset %zu) lies outside the "
+			           "%zu-byte activation arena",
+			           l->ws_bytes, l->ws_offset, g->arena_size);
+	}
+}
+
+static void plan_names(struct plan *p)
+{
+	static const char *const globals[] = {
+		"_run", "_arena", "_weights", "_weights_data", "_weights_loaded",
+		"_load_weights", "_input_sizes", "_output_sizes",
+	};
+	for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++) {
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s%s", p->name, globals[i]);
+		names_reserve(&p->names, buf);
+	}
+	/* Layer functions l<number>_<node name>, then the pointer variables of
+	 * NAME_run. */
+	int number = 0;
+	for (int i = 0; i < p->n_layers; i++) {
+		struct layer *l = &p->layers[i];
+		if (l->is_view)
+			continue;
+		char prefix[32];
+		l->number = number++;
+		snprintf(prefix, sizeof prefix, "l%d_", l->number);
+		l->fn = names_add(&p->names, prefix, l->node->name);
+	}
+	for (int i = 0; i < p->g->n_tensors; i++)
+		if (p->tb[i].used)
+			p->tb[i].var = names_add(&p->names, "t_", p->g->tensors[i]->name);
+}
+
+/* Output paths: DIR/BASE.c as given, DIR/BASE.h, DIR/BASE.weights.bin. */
+static int plan_paths(struct plan *p)
+{
+	const char *out = p->opt->output;
+	if (!out || !*out) {
+		diag_error(p->d, NULL, "no output file given");
+		return -1;
+	}
+	size_t n = strlen(out);
+	size_t stem = n > 2 && strcmp(out + n - 2, ".c") == 0 ? n - 2 : n;
+	const char *slash = strrchr(out, '/');
+	size_t dir_len = slash ? (size_t)(slash - out) : 0;
+	p->c_path = plan_fmt(p, "%s", out);
+	p->h_path = plan_fmt(p, "%.*s.h", (int)stem, out);
+	p->bin_path = plan_fmt(p, "%.*s.weights.bin", (int)stem, out);
+	size_t base_from = slash ? dir_len + 1 : 0;
+	p->base = plan_fmt(p, "%.*s", (int)(stem - base_from), out + base_from);
+	if (!*p->base || stem <= base_from) {
+		diag_error(p->d, NULL, "-o %s: the output needs a file name", out);
+		return -1;
+	}
+	for (const char *c = p->base; *c; c++) {
+		if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20 || *c == '?') {
+			diag_error(p->d, NULL,
+			           "-o %s: the file name cannot be written in an #include (it contains "
+			           "'\"', '\\\\', '?' or a control character)",
+			           out);
+			return -1;
+		}
+	}
+	p->name = p->opt->name && *p->opt->name ? p->opt->name : default_name(p, p->base);
+	p->upper = plan_fmt(p, "%s", p->name);
+	for (char *c = p->upper; *c; c++)
+		if (*c >= 'a' && *c <= 'z')
+			*c = (char)(*c - 'a' + 'A');
+	return 0;
+}
+
+static const struct embedded_file *find_source(struct plan *p, const char *file)
+{
+	char path[256];
+	snprintf(path, sizeof path, "runtime/%s", file);
+	for (const struct embedded_file *f = rt_sources; f->name; f++)
+		if (strcmp(f->name, path) == 0)
+			return f;
+	diag_error(p->d, NULL, "internal error: runtime source %s is not embedded in dnncc", path);
+	return NULL;
+}
+
+static int ident_at(const char *s, size_t i)
+{
+	return ident_char(s[i]);
+}
+
+/* The function a line `static inline ... NAME(` defines, into name; 0 when
+ * the line is not such a definition (or is one this scan cannot name). */
+static int inline_fn_name(const char *line, size_t len, char name[64])
+{
+	static const char prefix[] = "static inline ";
+	size_t plen = sizeof prefix - 1;
+	if (len < plen || strncmp(line, prefix, plen) != 0)
+		return 0;
+	const char *paren = memchr(line, '(', len);
+	if (!paren)
+		return 0;
+	size_t end = (size_t)(paren - line);
+	while (end > plen && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+		end--;
+	size_t begin = end;
+	while (begin > plen && ident_at(line, begin - 1))
+		begin--;
+	if (begin == end || end - begin >= 64 || strncmp(line + begin, "__attribute__", end - begin) == 0)
+		return 0;
+	memcpy(name, line + begin, end - begin);
+	name[end - begin] = '\0';
+	return 1;
+}
+
+static void add_piece(struct plan *p, int file, const char *text, size_t len, const char *fn)
+{
+	if (len == 0)
+		return;
+	p->pieces = xrealloc(p->pieces, (p->n_pieces + 1) * sizeof *p->pieces);
+	struct piece *pc = &p->pieces[p->n_pieces++];
+	pc->file = file;
+	pc->text = text;
+	pc->len = len;
+	snprintf(pc->fn, sizeof pc->fn, "%s", fn ? fn : "");
+	pc->keep = !fn;
+}
+
+/* 1 if text calls fn: the identifier, then optional blanks and "(". */
+static int calls(const char *text, size_t len, const char *fn)
+{
+	size_t n = strlen(fn);
+	for (size_t i = 0; i + n <= len; i++) {
+		if (memcmp(text + i, fn, n) != 0 || (i > 0 && ident_at(text, i - 1)))
+			continue;
+		size_t k = i + n;
+		while (k < len && (text[k] == ' ' || text[k] == '\t'))
+			k++;
+		if (k < len && text[k] == '(')
+			return 1;
+	}
+	return 0;
+}
+
+/* Splits a runtime file into pieces: `#include "..."` lines are dropped (the
+ * file is pasted after rt_types.h); a line starting `static inline ... NAME(`
+ * through the next line starting with '}' is a function piece. */
+static void split_source(struct plan *p, int file)
+{
+	const struct embedded_file *f = p->rt_files[file];
+	const char *s = f->text, *end = f->text + f->size, *plain = s;
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s));
+		const char *eol = nl ? nl + 1 : end;
+		const char *c = s;
+		while (c < eol && (*c == ' ' || *c == '\t'))
+			c++;
+		if (c < eol && *c == '#') {
+			c++;
+			while (c < eol && (*c == ' ' || *c == '\t'))
+				c++;
+			if ((size_t)(eol - c) > 7 && strncmp(c, "include", 7) == 0) {
+				c += 7;
+				while (c < eol && (*c == ' ' || *c == '\t'))
+					c++;
+				if (c < eol && *c == '"') {
+					add_piece(p, file, plain, (size_t)(s - plain), NULL);
+					plain = s = eol;
+					continue;
+				}
+			}
+		}
+		char fn[64];
+		if (inline_fn_name(s, (size_t)(eol - s), fn)) {
+			/* the body ends at the next line that starts with '}' */
+			const char *t = eol;
+			while (t < end && *t != '}') {
+				const char *n2 = memchr(t, '\n', (size_t)(end - t));
+				t = n2 ? n2 + 1 : end;
+			}
+			if (t < end) {
+				const char *n2 = memchr(t, '\n', (size_t)(end - t));
+				const char *close = n2 ? n2 + 1 : end;
+				add_piece(p, file, plain, (size_t)(s - plain), NULL);
+				add_piece(p, file, s, (size_t)(close - s), fn);
+				plain = s = close;
+				continue;
+			}
+		}
+		s = eol;
+	}
+	add_piece(p, file, plain, (size_t)(end - plain), NULL);
+}
+
+static const struct embedded_file *find_source(struct plan *p, const char *file);
+
+/* The runtime text the model needs: rt_types.h and the units it calls, with
+ * each static inline function kept only when kept text calls it. */
+static int plan_runtime(struct plan *p)
+{
+	p->rt_files[p->n_rt_files++] = find_source(p, "rt_types.h");
+	for (int u = 0; u < RT_UNIT_COUNT_; u++)
+		if (p->unit_used[u])
+			p->rt_files[p->n_rt_files++] = find_source(p, rt_unit_files[u]);
+	for (int i = 0; i < p->n_rt_files; i++)
+		if (!p->rt_files[i])
+			return -1;
+	for (int i = 0; i < p->n_rt_files; i++)
+		split_source(p, i);
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int i = 0; i < p->n_pieces; i++) {
+			struct piece *f = &p->pieces[i];
+			for (int k = 0; !f->keep && k < p->n_pieces; k++) {
+				const struct piece *q = &p->pieces[k];
+				if (k != i && q->keep && calls(q->text, q->len, f->fn))
+					f->keep = changed = 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int plan_graph(struct plan *p)
+{
+	const struct graph *g = p->g;
+	int before = p->d->errors;
+	if (plan_paths(p))
+		return -1;
+	p->tb = xcalloc(g->n_tensors, sizeof *p->tb);
+	p->layers = xcalloc(g->n_nodes, sizeof *p->layers);
+	plan_buffers(p);
+	for (int j = 0; j < g->n_inputs; j++)
+		check_tensor(p, NULL, g->inputs[j]);
+	for (int i = 0; i < g->n_nodes; i++) {
+		if (g->nodes[i]->dead)
+			continue;
+		struct layer *l = &p->layers[p->n_layers++];
+		l->node = g->nodes[i];
+		plan_layer(p, l);
+	}
+	for (int j = 0; j < g->n_outputs; j++) {
+		const struct tensor *t = g->outputs[j];
+		use_tensor(p, NULL, t);
+		if (!t->producer && !t->data && !t->is_input && !t->alias)
+			diag_error(p->d, NULL, "internal error: graph output '%s' is never written",
+			           t->name);
+	}
+	if (p->d->errors != before || plan_runtime(p))
+		return -1;
+	plan_weights(p);
+	plan_arena(p);
+	plan_names(p);
+	return p->d->errors != before ? -1 : 0;
+}
+
+/* ---- printing helpers ----------------------------------------------------- */
+
+/* The shortest decimal float literal that reads back as v exactly. */
+static void float_lit(char *buf, size_t size, float v)
+{
+	if (isnan(v)) {
+		snprintf(buf, size, "NAN");
+		return;
+	}
+	if (isinf(v)) {
+		snprintf(buf, size, "%sHUGE_VALF", v < 0 ? "-" : "");
+		return;
+	}
+	for (int prec = 1; prec <= 9; prec++) {
+		snprintf(buf, size, "%.*g", prec, (double)v);
+		if (strtof(buf, NULL) == v && (v != 0.0f || signbit(v) == (buf[0] == '-')))
+			break;
+	}
+	if (!strpbrk(buf, ".eE"))
+		strncat(buf, ".0", size - strlen(buf) - 1);
+	strncat(buf, "f", size - strlen(buf) - 1);
+}
+
+/* An exact C99 hexadecimal float literal (6.4.4.2). */
+static void hex_float_lit(char *buf, size_t size, float v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "NAN");
+	else if (isinf(v))
+		snprintf(buf, size, "%sHUGE_VALF", v < 0 ? "-" : "");
+	else
+		snprintf(buf, size, "%af", (double)v);
+}
+
+/* Element i of a constant (float32; the data may be unaligned). */
+static float const_at(const struct tensor *t, size_t i)
+{
+	float v;
+	memcpy(&v, (const unsigned char *)t->data + i * sizeof v, sizeof v);
+	return v;
+}
+
+static void ints_str(char *buf, size_t size, const int *v, int n)
+{
+	size_t k = 0;
+	k += snprintf(buf + k, size - k, "{");
+	for (int i = 0; i < n && k < size; i++)
+		k += snprintf(buf + k, size - k, "%s%d", i ? ", " : "", v[i]);
+	if (n == 0 && k < size)
+		k += snprintf(buf + k, size - k, "0");
+	if (k < size)
+		snprintf(buf + k, size - k, "}");
+}
+
+static const char *weights_mode_name(struct plan *p)
+{
+	switch (p->mode) {
+	case WEIGHTS_EMBED: return plan_fmt(p, "embed (.incbin of %s.weights.bin)", cmt(p, p->base));
+	case WEIGHTS_CARRAY: return "c-array (hexadecimal float literals)";
+	case WEIGHTS_FILE:
+		return plan_fmt(p, "file (%s.weights.bin, read by %s_load_weights())", cmt(p, p->base),
+		                p->name);
+	default: return "auto";
+	}
+}
+
+/* ---- printing the header -------------------------------------------------- */
+
+static void print_io_list(struct plan *p, struct emitter *e, const char *what, int n,
+                          struct tensor *const *ts)
+{
+	emit_line(e, " * %s (float32, dense, in the model's own layout):", what);
+	if (n == 0)
+		emit_line(e, " *   (none)");
+	for (int i = 0; i < n; i++)
+		emit_line(e, " *   %d: %s, %" PRId64 " floats", i, tensor_desc(p, ts[i]),
+		          ir_numel(ts[i]));
+}
+
+static void print_header(struct plan *p, struct emitter *e)
+{
+	const struct graph *g = p->g;
+	const char *N = p->name;
+	emit_line(e, "/* %s.h - generated by dnncc %s from %s; do not edit.", cmt(p, p->base),
+	          PACKAGE_VERSION, cmt(p, g->source));
+	emit_line(e, " *");
+	print_io_list(p, e, "Inputs", g->n_inputs, g->inputs);
+	print_io_list(p, e, "Outputs", g->n_outputs, g->outputs);
+	if (p->mode == WEIGHTS_FILE) {
+		emit_line(e, " *");
+		emit_line(e, " * Weights are read at run time: call %s_load_weights() with the path of",
+		          N);
+		emit_line(e, " * %s.weights.bin before %s_run(). */", cmt(p, p->base), N);
+	} else {
+		emit_line(e, " */");
+	}
+	emit_line(e, "#ifndef %s_H", p->upper);
+	emit_line(e, "#define %s_H", p->upper);
+	emit_blank(e);
+	emit_line(e, "#include <stddef.h>");
+	emit_blank(e);
+	emit_line(e, "#ifdef __cplusplus");
+	emit_line(e, "extern \"C\" {");
+	emit_line(e, "#endif");
+	emit_blank(e);
+	emit_line(e, "#define %s_NUM_INPUTS %d", p->upper, g->n_inputs);
+	emit_line(e, "#define %s_NUM_OUTPUTS %d", p->upper, g->n_outputs);
+	emit_blank(e);
+	emit_line(e, "/* Element counts of the inputs and outputs, in graph order. */");
+	emit_line(e, "extern const size_t %s_input_sizes[];", N);
+	emit_line(e, "extern const size_t %s_output_sizes[];", N);
+	emit_blank(e);
+	emit_line(e, "/* Runs the model once: reads inputs[i] (%s_input_sizes[i] floats), writes",
+	          N);
+	emit_line(e, " * outputs[j] (%s_output_sizes[j] floats), keeps no state between calls and",
+	          N);
+	emit_line(e, " * is not reentrant (one static activation arena). Returns 0 on success, -1");
+	if (p->mode == WEIGHTS_FILE)
+		emit_line(e, " * when a buffer pointer is NULL or the weights are not loaded. */");
+	else
+		emit_line(e, " * when a buffer pointer is NULL. */");
+	emit_line(e, "int %s_run(const float *const inputs[], float *const outputs[]);", N);
+	if (p->mode == WEIGHTS_FILE) {
+		emit_blank(e);
+		emit_line(e, "/* Reads the weights from path (%s.weights.bin: %zu bytes of float32,",
+		          cmt(p, p->base), p->weights_bytes);
+		emit_line(e, " * little-endian). Returns 0 on success, -1 when the file cannot be read or");
+		emit_line(e, " * has another size; %s_run() fails until a load succeeded. */", N);
+		emit_line(e, "int %s_load_weights(const char *path);", N);
+	}
+	emit_blank(e);
+	emit_line(e, "#ifdef __cplusplus");
+	emit_line(e, "}");
+	emit_line(e, "#endif");
+	emit_blank(e);
+	emit_line(e, "#endif");
+}
+
+/* ---- printing the C file -------------------------------------------------- */
+
+static void print_front_matter(struct plan *p, struct emitter *e)
+{
+	const struct graph *g = p->g;
+	int n_fn = 0;
+	for (int i = 0; i < p->n_layers; i++)
+		n_fn += !p->layers[i].is_view;
+	emit_line(e, "/* %s.c - generated by dnncc %s; do not edit.", cmt(p, p->base),
+	          PACKAGE_VERSION);
+	emit_line(e, " *");
+	emit_line(e, " * command line: %s",
+	          p->opt->command_line ? cmt(p, p->opt->command_line) : "(not recorded)");
+	emit_line(e, " * model file:   %s", cmt(p, g->source));
+	emit_line(e, " * producer:     %s", g->producer && *g->producer ? cmt(p, g->producer)
+	                                                              : "(unknown)");
+	emit_line(e, " * strategy:     %s", p->opt->strategy ? p->opt->strategy : "reference");
+	emit_line(e, " * weights:      %s, %zu bytes", weights_mode_name(p), p->weights_bytes);
+	emit_line(e, " * arena:        %zu bytes of activations", p->uses_arena ? g->arena_size : 0);
+	emit_line(e, " * layers:       %d functions for %d nodes", n_fn, p->n_layers);
+	emit_line(e, " *");
+	emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with -lm. */",
+	          cmt(p, p->base));
+	emit_line(e, "#include \"%s.h\"", p->base);
+	emit_blank(e);
+	emit_line(e, "#include <math.h>");
+	emit_line(e, "#include <stddef.h>");
+	if (p->mode == WEIGHTS_FILE)
+		emit_line(e, "#include <stdio.h>");
+	emit_line(e, "#include <string.h>");
+	emit_blank(e);
+	emit_line(e, "/* Runtime functions are private to this file, so models link together. */");
+	emit_line(e, "#define RT_FN static");
+	emit_blank(e);
+}
+
+/* rt_types.h, then each unit the model calls, once, in units.def order,
+ * without their includes and unused inline helpers (plan_runtime). */
+static void print_runtime(struct plan *p, struct emitter *e)
+{
+	for (int i = 0; i < p->n_rt_files; i++) {
+		const struct embedded_file *f = p->rt_files[i];
+		emit_line(e, "/* ---- %s ---- */", f->name);
+		for (int k = 0; k < p->n_pieces; k++)
+			if (p->pieces[k].file == i && p->pieces[k].keep)
+				emit_raw(e, p->pieces[k].text, p->pieces[k].len);
+		if (f->size && f->text[f->size - 1] != '\n')
+			emit_blank(e);
+		emit_blank(e);
+	}
+}
+
+static void print_weights(struct plan *p, struct emitter *e)
+{
+	const char *N = p->name;
+	size_t count = p->weights_bytes / sizeof(float);
+	if (p->n_consts == 0 && p->mode != WEIGHTS_FILE)
+		return;
+	emit_line(e, "/* ---- weights ---- */");
+	if (p->mode == WEIGHTS_EMBED) {
+		emit_line(e, "/* The weights blob (%zu bytes of float32, little-endian, each tensor",
+		          p->weights_bytes);
+		emit_line(e, " * 64-byte aligned), embedded by the assembler from %s.weights.bin;",
+		          cmt(p, p->base));
+		emit_line(e, " * .incbin finds it relative to the compiler's working directory. */");
+		emit_line(e, "__asm__(\".section .rodata\\n\"");
+		emit_line(e, "        \"\\t.balign %d\\n\"", WEIGHT_ALIGN);
+		emit_line(e, "        \"\\t.globl %s\\n\"", p->weights_sym);
+		emit_line(e, "        \"\\t.hidden %s\\n\"", p->weights_sym);
+		emit_line(e, "        \"\\t.type %s, %%object\\n\"", p->weights_sym);
+		emit_line(e, "        \"%s:\\n\"", p->weights_sym);
+		emit_line(e, "        \"\\t.incbin \\\"%s.weights.bin\\\"\\n\"", p->base);
+		emit_line(e, "        \"\\t.size %s, . - %s\\n\"", p->weights_sym, p->weights_sym);
+		emit_line(e, "        \"\\t.previous\\n\");");
+		emit_line(e, "extern const float %s[]; /* [%zu] */", p->weights_sym, count);
+		emit_blank(e);
+		return;
+	}
+	if (p->mode == WEIGHTS_FILE) {
+		emit_line(e, "/* The weights blob (%zu bytes of float32, each tensor 64-byte aligned),",
+		          p->weights_bytes);
+		emit_line(e, " * filled by %s_load_weights() from %s.weights.bin. */", N,
+		          cmt(p, p->base));
+		if (count)
+			emit_line(e, "static float %s[%zu];", p->weights_sym, count);
+		emit_line(e, "static int %s_weights_loaded; /* set by a successful load */", N);
+		emit_blank(e);
+		return;
+	}
+	/* C array: hexadecimal literals are exact (C99 6.4.4.2). */
+	emit_line(e, "/* The weights (%zu bytes), each tensor 64-byte aligned in the blob. */",
+	          p->weights_bytes);
+	emit_open(e, "static const float %s[%zu] =", p->weights_sym, count);
+	size_t at = 0; /* floats written */
+	for (int i = 0; i < p->n_consts; i++) {
+		const struct tensor *t = p->consts[i];
+		size_t first = tb_of(p, t)->offset / sizeof(float), n = (size_t)ir_numel(t);
+		if (at < first)
+			emit_line(e, "/* padding to a 64-byte boundary */");
+		while (at < first) {
+			char line[FLOATS_PER_LINE * 8 + 1] = "";
+			for (int k = 0; k < FLOATS_PER_LINE && at < first; k++, at++)
+				strcat(line, k ? " 0.0f," : "0.0f,");
+			emit_line(e, "%s", line);
+		}
+		emit_line(e, "/* %s at float %zu */", tensor_desc(p, t), first);
+		for (size_t k = 0; k < n; k += FLOATS_PER_LINE) {
+			char line[FLOATS_PER_LINE * 40];
+			size_t len = 0;
+			for (size_t j = k; j < n && j < k + FLOATS_PER_LINE; j++) {
+				char lit[40];
+				hex_float_lit(lit, sizeof lit, const_at(t, j));
+				len += snprintf(line + len, sizeof line - len, "%s%s,", j > k ? " " : "", lit);
+			}
+			emit_line(e, "%s", line);
+		}
+		at += n;
+	}
+	emit_close(e, ";");
+	emit_blank(e);
+}
+
+static void print_arena_and_sizes(struct plan *p, struct emitter *e)
+{
+	const struct graph *g = p->g;
+	const char *N = p->name;
+	if (p->uses_arena) {
+		emit_line(e, "/* ---- activations ---- */");
+		emit_line(e, "/* Every intermediate tensor, at the offsets the memory planner chose. */");
+		emit_line(e, "static float %s_arena[%zu];", N,
+		          align_up(g->arena_size, sizeof(float)) / sizeof(float));
+		emit_blank(e);
+	}
+	const char *what[2] = {"input", "output"};
+	int counts[2] = {g->n_inputs, g->n_outputs};
+	struct tensor **ts[2] = {g->inputs, g->outputs};
+	for (int k = 0; k < 2; k++) {
+		char line[4096];
+		size_t len = 0;
+		len += snprintf(line, sizeof line, "const size_t %s_%s_sizes[] = {", N, what[k]);
+		for (int i = 0; i < counts[k] && len < sizeof line; i++)
+			len += snprintf(line + len, sizeof line - len, "%s%" PRId64, i ? ", " : "",
+			                ir_numel(ts[k][i]));
+		if (len < sizeof line && counts[k] == 0)
+			len += snprintf(line + len, sizeof line - len, "0");
+		if (len < sizeof line)
+			snprintf(line + len, sizeof line - len, "};");
+		if (len < sizeof line) {
+			emit_line(e, "%s", line);
+			continue;
+		}
+		/* Many inputs: one per line. */
+		emit_open(e, "const size_t %s_%s_sizes[] =", N, what[k]);
+		for (int i = 0; i < counts[k]; i++)
+			emit_line(e, "%" PRId64 ",", ir_numel(ts[k][i]));
+		emit_close(e, ";");
+	}
+	emit_blank(e);
+}
+
+static void print_load_weights(struct plan *p, struct emitter *e)
+{
+	const char *N = p->name;
+	const char *W = p->weights_sym;
+	size_t count = p->weights_bytes / sizeof(float);
+	emit_line(e, "int %s_load_weights(const char *path)", N);
+	emit_open_block(e);
+	emit_line(e, "FILE *f;");
+	if (count)
+		emit_line(e, "size_t got;");
+	emit_line(e, "int extra;");
+	emit_blank(e);
+	emit_line(e, "%s_weights_loaded = 0;", N);
+	emit_line(e, "if (path == NULL || (f = fopen(path, \"rb\")) == NULL)");
+	emit_line(e, "\treturn -1;");
+	if (count)
+		emit_line(e, "got = fread(%s, sizeof %s[0], sizeof %s / sizeof %s[0], f);", W, W, W, W);
+	emit_line(e, "extra = fgetc(f); /* EOF unless the file is too long */");
+	if (count)
+		emit_line(e, "if (fclose(f) != 0 || extra != EOF || got != sizeof %s / sizeof %s[0])",
+		          W, W);
+	else
+		emit_line(e, "if (fclose(f) != 0 || extra != EOF)");
+	emit_line(e, "\treturn -1;");
+	if (count) {
+		emit_open_block(e);
+		emit_line(e, "/* The file is little-endian: swap the bytes on a big-endian target. */");
+		emit_line(e, "const unsigned int one = 1u;");
+		emit_open(e, "if (*(const unsigned char *)&one == 0u)");
+		emit_line(e, "unsigned char *b = (unsigned char *)%s;", W);
+		emit_line(e, "size_t i;");
+		emit_open(e, "for (i = 0; i < sizeof %s; i += 4)", W);
+		emit_line(e, "unsigned char t0 = b[i], t1 = b[i + 1];");
+		emit_line(e, "b[i] = b[i + 3];");
+		emit_line(e, "b[i + 1] = b[i + 2];");
+		emit_line(e, "b[i + 2] = t1;");
+		emit_line(e, "b[i + 3] = t0;");
+		emit_close(e, "");
+		emit_close(e, "");
+		emit_close(e, "");
+	}
+	emit_line(e, "%s_weights_loaded = 1;", N);
+	emit_line(e, "return 0;");
+	emit_close(e, "");
+	emit_blank(e);
+}
+
+static void print_struct_fields(struct emitter *e, const char *decl, const char *fields)
+{
+	emit_line(e, "static const %s = {%s};", decl, fields);
+}
+
+/* The body of one layer function: its kernel parameters as literal
+ * constants, then the call. */
+static void print_layer_body(struct emitter *e, const struct layer *l)
+{
+	char f[6][64];
+	char buf[2048];
+	const struct node *n = l->node;
+	switch (n->op) {
+	case OP_LAYOUT:
+		emit_line(e, "%s(%d, %d, %d, %d, x, y); /* N, C, H, W */", l->kernel, l->u.layout.N,
+		          l->u.layout.C, l->u.layout.H, l->u.layout.W);
+		break;
+	case OP_CONV: {
+		const struct rt_conv2d *c = &l->u.conv;
+		float_lit(f[0], sizeof f[0], c->alpha);
+		float_lit(f[1], sizeof f[1], c->beta);
+		emit_open(e, "static const struct rt_conv2d p =");
+		emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, /* x [N, C, H, W] */", c->N, c->C, c->H,
+		          c->W);
+		emit_line(e, ".M = %d, .oH = %d, .oW = %d, /* y [N, M, oH, oW] */", c->M, c->oH, c->oW);
+		emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
+		          c->sH, c->sW, c->dH, c->dW);
+		emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
+		emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", rt_act_names[c->act], f[0], f[1]);
+		if (l->prim)
+			emit_line(e, ".isa = %s,", rt_isa_names[c->isa]);
+		emit_close(e, ";");
+		if (l->prim)
+			emit_line(e, "%s(&p, %d, x, w, %s, y, %s);", l->kernel, l->prim->variant,
+			          l->n_args == 4 ? "b" : "NULL", l->ws_bytes ? "ws" : "NULL");
+		else
+			emit_line(e, "rt_conv2d_ref(&p, x, w, %s, y);", l->n_args == 4 ? "b" : "NULL");
+		break;
+	}
+	case OP_MAXPOOL:
+	case OP_AVGPOOL: {
+		const struct rt_pool2d *c = &l->u.pool;
+		emit_open(e, "static const struct rt_pool2d p =");
+		emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, .oH = %d, .oW = %d,", c->N, c->C, c->H,
+		          c->W, c->oH, c->oW);
+		emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
+		          c->sH, c->sW, c->dH, c->dW);
+		emit_line(e, ".padT = %d, .padL = %d, .padB = %d, .padR = %d, .count_include_pad = %d,",
+		          c->padT, c->padL, c->padB, c->padR, c->count_include_pad);
+		emit_close(e, ";");
+		emit_line(e, "%s(&p, x, y);", l->kernel);
+		break;
+	}
+	case OP_GEMM: {
+		const struct rt_gemm *c = &l->u.gemm;
+		float_lit(f[0], sizeof f[0], c->alpha);
+		float_lit(f[1], sizeof f[1], c->beta);
+		float_lit(f[2], sizeof f[2], c->act_alpha);
+		float_lit(f[3], sizeof f[3], c->act_beta);
+		emit_open(e, "static const struct rt_gemm p =");
+		emit_line(e, ".M = %d, .N = %d, .K = %d, .transA = %d, .transB = %d,", c->M, c->N, c->K,
+		          c->transA, c->transB);
+		emit_line(e, ".alpha = %s, .beta = %s, .c_sm = %d, .c_sn = %d,", f[0], f[1], c->c_sm,
+		          c->c_sn);
+		emit_line(e, ".act = %s, .act_alpha = %s, .act_beta = %s,", rt_act_names[c->act], f[2],
+		          f[3]);
+		emit_close(e, ";");
+		emit_line(e, "rt_gemm_ref(&p, a, b, %s, y);", l->n_args == 4 ? "c" : "NULL");
+		break;
+	}
+	case OP_MATMUL: {
+		const struct rt_bcast *b = &l->u.matmul.batch;
+		ints_str(f[0], sizeof f[0], b->dims, b->rank);
+		ints_str(f[1], sizeof f[1], b->sa, b->rank);
+		ints_str(f[2], sizeof f[2], b->sb, b->rank);
+		snprintf(buf, sizeof buf, ".rank = %d, .dims = %s, .sa = %s, .sb = %s", b->rank, f[0],
+		         f[1], f[2]);
+		emit_line(e, "/* batch dims of y; a's and b's strides count whole matrices */");
+		print_struct_fields(e, "struct rt_bcast batch", buf);
+		emit_line(e, "rt_matmul(&batch, %d, %d, %d, a, b, y); /* M, N, K */", l->u.matmul.M,
+		          l->u.matmul.N, l->u.matmul.K);
+		break;
+	}
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV: {
+		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV"};
+		const struct rt_bcast *b = &l->u.binary.b;
+		ints_str(f[0], sizeof f[0], b->dims, b->rank);
+		ints_str(f[1], sizeof f[1], b->sa, b->rank);
+		ints_str(f[2], sizeof f[2], b->sb, b->rank);
+		snprintf(buf, sizeof buf, ".rank = %d, .dims = %s, .sa = %s, .sb = %s", b->rank, f[0],
+		         f[1], f[2]);
+		emit_line(e, "/* y's dims (size-1 dims dropped, contiguous ones merged); a's and b's "
+		             "strides, 0 where broadcast */");
+		print_struct_fields(e, "struct rt_bcast p", buf);
+		emit_line(e, "rt_binary(%s, &p, a, b, y);", opn[l->u.binary.op]);
+		break;
+	}
+	case OP_RELU:
+	case OP_LEAKY_RELU:
+	case OP_CLIP:
+	case OP_SIGMOID:
+	case OP_TANH:
+		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
+		float_lit(f[1], sizeof f[1], l->u.unary.beta);
+		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
+		          rt_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
+		break;
+	case OP_SOFTMAX:
+	case OP_LOG_SOFTMAX:
+		emit_line(e, "rt_softmax(%d, %d, %d, %d, x, y); /* outer, len, inner, log */",
+		          l->u.softmax.outer, l->u.softmax.len, l->u.softmax.inner, l->u.softmax.log);
+		break;
+	case OP_GLOBAL_AVGPOOL:
+	case OP_GLOBAL_MAXPOOL:
+		emit_line(e, "%s(%d, %d, x, y); /* N*C, spatial size */", l->kernel, l->u.global.nc,
+		          l->u.global.hw);
+		break;
+	case OP_LRN:
+		float_lit(f[0], sizeof f[0], l->u.lrn.alpha);
+		float_lit(f[1], sizeof f[1], l->u.lrn.beta);
+		float_lit(f[2], sizeof f[2], l->u.lrn.bias);
+		emit_line(e, "rt_lrn(%d, %d, %d, %d, %s, %s, %s, x, y); /* N, C, HW, size, alpha, beta, "
+		             "bias */",
+		          l->u.lrn.N, l->u.lrn.C, l->u.lrn.HW, l->u.lrn.size, f[0], f[1], f[2]);
+		break;
+	case OP_CONCAT:
+		emit_line(e, "/* y as [%d, %d]; each input as [%d, part] at a column offset */",
+		          l->u.concat.outer, l->u.concat.total, l->u.concat.outer);
+		for (int i = 0; i + 1 < l->n_args; i++)
+			emit_line(e, "rt_concat_part(%d, %d, %d, %d, %s, y); /* outer, part, total, offset */",
+			          l->u.concat.outer, l->u.concat.part[i], l->u.concat.total,
+			          l->u.concat.offset[i], l->arg_names[i]);
+		break;
+	case OP_TRANSPOSE: {
+		const struct rt_transpose *t = &l->u.transpose;
+		ints_str(f[0], sizeof f[0], t->dims, t->rank);
+		ints_str(f[1], sizeof f[1], t->sx, t->rank);
+		snprintf(buf, sizeof buf, ".rank = %d, .dims = %s, .sx = %s", t->rank, f[0], f[1]);
+		emit_line(e, "/* y's dims (size-1 dims dropped, contiguous ones merged), x's strides */");
+		print_struct_fields(e, "struct rt_transpose p", buf);
+		emit_line(e, "rt_transpose(&p, x, y);");
+		break;
+	}
+	case OP_PAD: {
+		const struct rt_pad *t = &l->u.pad;
+		ints_str(f[0], sizeof f[0], t->in_dims, t->rank);
+		ints_str(f[1], sizeof f[1], t->out_dims, t->rank);
+		ints_str(f[2], sizeof f[2], t->begin, t->rank);
+		float_lit(f[3], sizeof f[3], t->value);
+		emit_open(e, "static const struct rt_pad p =");
+		emit_line(e, ".rank = %d, .in_dims = %s, .out_dims = %s,", t->rank, f[0], f[1]);
+		emit_line(e, ".begin = %s, .value = %s,", f[2], f[3]);
+		emit_close(e, ";");
+		emit_line(e, "rt_pad_constant(&p, x, y);");
+		break;
+	}
+	default: unreachable("op without a layer body");
+	}
+}
+
+static const char *act_desc(struct plan *p, const struct node *n)
+{
+	char a[64], b[64];
+	switch (n->act) {
+	case ACT_NONE: return "none";
+	case ACT_LEAKY_RELU:
+		float_lit(a, sizeof a, n->act_alpha);
+		return plan_fmt(p, "leaky_relu(alpha %s)", a);
+	case ACT_CLIP:
+		float_lit(a, sizeof a, n->act_alpha);
+		float_lit(b, sizeof b, n->act_beta);
+		return plan_fmt(p, "clip(%s, %s)", a, b);
+	default: return ir_act_names[n->act];
+	}
+}
+
+static void print_layer(struct plan *p, struct emitter *e, const struct layer *l)
+{
+	const struct node *n = l->node;
+	emit_line(e, "/* Layer %d: node '%s' (%s)", l->number, cmt(p, n->name), ir_op_names[n->op]);
+	for (int k = 0; k < l->n_args; k++)
+		emit_line(e, " *   %s%s: %s", l->arg_names[k], k + 1 == l->n_args ? " (out)" : "",
+		          tensor_desc(p, l->args[k]));
+	if (l->ws_bytes)
+		emit_line(e, " *   ws: %zu bytes of workspace, arena bytes [%zu, %zu)", l->ws_bytes,
+		          l->ws_offset, l->ws_offset + l->ws_bytes);
+	if (n->op == OP_CONV && l->prim)
+		emit_line(e, " * primitive: %s, %s -> %s (%s, estimated %.1f us), epilogue: %s */",
+		          l->prim->name, rt_layout_names[l->prim->in], rt_layout_names[l->prim->out],
+		          rt_family_names[l->prim->family], n->cost_us, act_desc(p, n));
+	else
+		emit_line(e, " * primitive: %s (%s), epilogue: %s */",
+		          n->primitive ? cmt(p, n->primitive) : "reference", l->kernel, act_desc(p, n));
+	char params[4096];
+	size_t len = 0;
+	for (int k = 0; k < l->n_args; k++)
+		len += snprintf(params + len, sizeof params - len, "%s%sfloat *%s", k ? ", " : "",
+		                k + 1 == l->n_args ? "" : "const ", l->arg_names[k]);
+	if (l->ws_bytes)
+		snprintf(params + len, sizeof params - len, ", float *ws");
+	emit_line(e, "static void %s(%s)", l->fn, params);
+	emit_open_block(e);
+	print_layer_body(e, l);
+	emit_close(e, "");
+	emit_blank(e);
+}
+
+/* The pointer expression of a tensor in NAME_run. */
+static const char *pointer_expr(struct plan *p, const struct tensor *t)
+{
+	const struct tbuf *b = tb_of(p, t);
+	switch (b->kind) {
+	case BUF_INPUT: return plan_fmt(p, "inputs[%d]", b->slot);
+	case BUF_OUTPUT: return plan_fmt(p, "outputs[%d]", b->slot);
+	case BUF_CONST: return plan_fmt(p, "%s + %zu", p->weights_sym, b->offset / sizeof(float));
+	case BUF_ARENA: return plan_fmt(p, "%s_arena + %zu", p->name, b->offset / sizeof(float));
+	case BUF_VIEW: return tb_of(p, b->root)->var;
+	default: unreachable("pointer to an unplaced tensor");
+	}
+}
+
+static const char *where_desc(struct plan *p, const struct tensor *t)
+{
+	const struct tbuf *b = tb_of(p, t);
+	switch (b->kind) {
+	case BUF_INPUT: return plan_fmt(p, "graph input %d", b->slot);
+	case BUF_OUTPUT: return plan_fmt(p, "graph output %d", b->slot);
+	case BUF_CONST:
+		return plan_fmt(p, "weights bytes [%zu, %zu)", b->offset, b->offset + ir_nbytes(t));
+	case BUF_ARENA:
+		return plan_fmt(p, "arena bytes [%zu, %zu)", b->offset, b->offset + ir_nbytes(t));
+	default: return plan_fmt(p, "view of '%s'", cmt(p, b->root->name));
+	}
+}
+
+static int is_const_buffer(const struct plan *p, const struct tensor *t)
+{
+	const struct tbuf *b = &p->tb[t->index];
+	if (b->kind == BUF_VIEW)
+		b = &p->tb[b->root->index];
+	return b->kind == BUF_INPUT || b->kind == BUF_CONST;
+}
+
+static void print_declarations(struct plan *p, struct emitter *e, int views)
+{
+	const struct graph *g = p->g;
+	for (int i = 0; i < g->n_tensors; i++) {
+		const struct tensor *t = g->tensors[i];
+		const struct tbuf *b = &p->tb[i];
+		if (!b->used || (b->kind == BUF_VIEW) != views)
+			continue;
+		emit_line(e, "%sfloat *%s = %s; /* %s, %s */", is_const_buffer(p, t) ? "const " : "",
+		          b->var, pointer_expr(p, t), tensor_desc(p, t), where_desc(p, t));
+	}
+}
+
+/* Graph outputs whose data is not written into outputs[j] by a layer: views,
+ * inputs, constants, and a tensor's second slot. Copies of computed data
+ * follow the layer that computed it (when = that layer's node), the others
+ * come last (when = NULL). */
+static void print_output_copies(struct plan *p, struct emitter *e, const struct node *when)
+{
+	const struct graph *g = p->g;
+	for (int j = 0; j < g->n_outputs; j++) {
+		const struct tensor *t = g->outputs[j];
+		const struct tbuf *b = tb_of(p, t);
+		if (b->kind == BUF_OUTPUT && b->slot == j)
+			continue;
+		const struct tensor *r = b->kind == BUF_VIEW ? b->root : t;
+		if (r->producer != when)
+			continue;
+		emit_line(e, "memcpy(outputs[%d], %s, %" PRId64 " * sizeof(float)); /* output %d: %s */",
+		          j, b->var, ir_numel(t), j, tensor_desc(p, t));
+	}
+}
+
+static void print_run(struct plan *p, struct emitter *e)
+{
+	const struct graph *g = p->g;
+	const char *N = p->name;
+	emit_line(e, "/* ---- entry point ---- */");
+	emit_line(e, "int %s_run(const float *const inputs[], float *const outputs[])", N);
+	emit_open_block(e);
+	/* Caller misuse is all NAME_run checks (STYLE.md §5). */
+	emit_line(e, "if (inputs == NULL || outputs == NULL)");
+	emit_line(e, "\treturn -1;");
+	if (g->n_inputs + g->n_outputs > 0) {
+		char line[128];
+		size_t len = 0;
+		int first = 1;
+		for (int j = 0; j < g->n_inputs + g->n_outputs; j++) {
+			int in = j < g->n_inputs;
+			char cond[48];
+			snprintf(cond, sizeof cond, "%s[%d] == NULL", in ? "inputs" : "outputs",
+			         in ? j : j - g->n_inputs);
+			if (len && len + strlen(cond) + 4 > 72) {
+				emit_line(e, "%s%s ||", first ? "if (" : "    ", line);
+				first = 0;
+				len = 0;
+			}
+			len += snprintf(line + len, sizeof line - len, "%s%s", len ? " || " : "", cond);
+		}
+		emit_line(e, "%s%s)", first ? "if (" : "    ", line);
+		emit_line(e, "\treturn -1;");
+	}
+	if (p->mode == WEIGHTS_FILE) {
+		emit_line(e, "if (!%s_weights_loaded)", N);
+		emit_line(e, "\treturn -1;");
+	}
+	emit_blank(e);
+	print_declarations(p, e, 0);
+	print_declarations(p, e, 1);
+	emit_blank(e);
+	for (int i = 0; i < p->n_layers; i++) {
+		const struct layer *l = &p->layers[i];
+		const struct node *n = l->node;
+		if (l->is_view && !l->copy)
+			continue;
+		if (l->copy) {
+			emit_line(e, "memcpy(%s, %s, %" PRId64 " * sizeof(float)); /* view '%s' (%s) */",
+			          tb_of(p, n->outputs[0])->var, tb_of(p, n->inputs[0])->var,
+			          ir_numel(n->outputs[0]), cmt(p, n->name), ir_op_names[n->op]);
+		} else {
+			char args[4096];
+			size_t len = 0;
+			for (int k = 0; k < l->n_args; k++)
+				len += snprintf(args + len, sizeof args - len, "%s%s", k ? ", " : "",
+				                tb_of(p, l->args[k])->var);
+			if (l->ws_bytes)
+				snprintf(args + len, sizeof args - len, ", %s_arena + %zu", p->name,
+				         l->ws_offset / sizeof(float));
+			emit_line(e, "%s(%s);", l->fn, args);
+		}
+		print_output_copies(p, e, n);
+	}
+	print_output_copies(p, e, NULL);
+	emit_line(e, "return 0;");
+	emit_close(e, "");
+}
+
+static void print_c_file(struct plan *p, struct emitter *e)
+{
+	print_front_matter(p, e);
+	print_runtime(p, e);
+	print_weights(p, e);
+	print_arena_and_sizes(p, e);
+	if (p->mode == WEIGHTS_FILE)
+		print_load_weights(p, e);
+	for (int i = 0; i < p->n_layers; i++)
+		if (!p->layers[i].is_view)
+			print_layer(p, e, &p->layers[i]);
+	print_run(p, e);
+}
+
+/* The weights blob: float32 little-endian whatever the host, zero padding. */
+static void print_blob(struct plan *p, FILE *f)
+{
+	unsigned char buf[4096];
+	size_t k = 0, at = 0;
+	for (int i = 0; i < p->n_consts; i++) {
+		const struct tensor *t = p->consts[i];
+		size_t first = tb_of(p, t)->offset, n = (size_t)ir_numel(t);
+		for (; at < first; at++) {
+			buf[k++] = 0;
+			if (k == sizeof buf) {
+				fwrite(buf, 1, k, f);
+				k = 0;
+			}
+		}
+		for (size_t j = 0; j < n; j++) {
+			float v = const_at(t, j);
+			uint32_t u;
+			memcpy(&u, &v, sizeof u);
+			for (int byte = 0; byte < 4; byte++)
+				buf[k++] = (unsigned char)(u >> (8 * byte));
+			if (k == sizeof buf) {
+				fwrite(buf, 1, k, f);
+				k = 0;
+			}
+		}
+		at += n * sizeof(float);
+	}
+	fwrite(buf, 1, k, f);
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+struct out_file {
+	const char *path;  /* final name */
+	char *tmp;         /* temporary beside it; owned */
+	FILE *f;
+	int renamed;       /* tmp is now path */
+};
+
+static int open_temp(struct plan *p, struct out_file *o)
+{
+	const char *slash = strrchr(o->path, '/');
+	size_t dir = slash ? (size_t)(slash - o->path) + 1 : 0;
+	size_t n = strlen(o->path) + 16;
+	o->tmp = xmalloc(n);
+	snprintf(o->tmp, n, "%.*s.%s.XXXXXX", (int)dir, o->path, o->path + dir);
+	int fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		diag_error(p->d, NULL, "cannot create %s: %s", o->path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		return -1;
+	}
+	/* mkstemp makes the file private; outputs get the usual permissions. */
+	mode_t mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "wb"))) {
+		diag_error(p->d, NULL, "cannot write %s: %s", o->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+static int close_temp(struct plan *p, struct out_file *o)
+{
+	if (!o->f)
+		return 0;
+	int bad = ferror(o->f);
+	int err = errno;
+	if (fclose(o->f) != 0) {
+		bad = 1;
+		err = errno;
+	}
+	o->f = NULL;
+	if (bad) {
+		diag_error(p->d, NULL, "cannot write %s: %s", o->path, strerror(err ? err : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+int emit_c(const struct graph *g, const struct options *opt, struct diag *d)
+{
+	struct plan pl = {.g = g, .opt = opt, .d = d};
+	struct plan *p = &pl;
+	int before = d->errors;
+	enum { F_BIN, F_H, F_C, F_COUNT };
+	struct out_file files[F_COUNT] = {{0}};
+	int rc = -1;
+
+	if (plan_graph(p))
+		goto out;
+	files[F_BIN].path = p->bin_path;
+	files[F_H].path = p->h_path;
+	files[F_C].path = p->c_path;
+	int with_bin = p->mode == WEIGHTS_FILE || (p->mode == WEIGHTS_EMBED && p->n_consts);
+	for (int i = with_bin ? F_BIN : F_H; i < F_COUNT; i++)
+		if (open_temp(p, &files[i]))
+			goto out;
+	if (with_bin)
+		print_blob(p, files[F_BIN].f);
+	struct emitter eh = {.f = files[F_H].f}, ec = {.f = files[F_C].f};
+	print_header(p, &eh);
+	print_c_file(p, &ec);
+	if (d->errors != before)
+		goto out;
+	for (int i = 0; i < F_COUNT; i++)
+		if (close_temp(p, &files[i]))
+			goto out;
+	for (int i = 0; i < F_COUNT; i++) {
+		if (!files[i].tmp)
+			continue;
+		if (rename(files[i].tmp, files[i].path) != 0) {
+			diag_error(d, NULL, "cannot create %s: %s", files[i].path, strerror(errno));
+			/* Take back what was already renamed: all or nothing. */
+			for (int k = 0; k < i; k++)
+				if (files[k].renamed)
+					unlink(files[k].path);
+			goto out;
+		}
+		files[i].renamed = 1;
+		free(files[i].tmp);
+		files[i].tmp = NULL;
+	}
+	rc = 0;
+out:
+	for (int i = 0; i < F_COUNT; i++) {
+		if (files[i].f)
+			fclose(files[i].f);
+		if (files[i].tmp) {
+			unlink(files[i].tmp);
+			free(files[i].tmp);
+		}
+	}
+	for (int i = 0; i < p->n_strings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	names_free(&p->names);
+	free(p->tb);
+	free(p->layers);
+	free(p->consts);
+	free(p->pieces);
+	return rc == 0 && d->errors == before ? 0 : d->errors - before;
+}
