@@ -52,7 +52,11 @@ endif
 # run dnncc and the system's C compiler; their settings come from configure.
 check_PROGRAMS += tests/conformance
 tests_conformance_SOURCES = tests/conformance.c
-tests_conformance_CPPFLAGS = $(AM_CPPFLAGS) $(PROTOBUF_C_CFLAGS)
+# Defaults for running it by hand; make check passes the same in the environment.
+tests_conformance_CPPFLAGS = $(AM_CPPFLAGS) $(PROTOBUF_C_CFLAGS) \
+	-DCONFORMANCE_SRCDIR='"$(abs_top_srcdir)"' \
+	-DCONFORMANCE_DNNCC='"$(abs_top_builddir)/dnncc$(EXEEXT)"' \
+	-DCONFORMANCE_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_conformance_LDADD = $(DNNCC_LIBS)
 tests/conformance-conformance.$(OBJEXT): frontend/onnx.pb-c.h
 EXTRA_DIST += tests/harness.c tests/conformance_refused.txt
@@ -66,3 +70,36 @@ clean-local: clean-e2e-cache
 clean-e2e-cache:
 	-rm -rf tests/e2e-cache
 .PHONY: clean-e2e-cache
+
+# dnncc's blocked SGEMM against a double reference, for every kernel this CPU runs.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_sgemm
+tests_test_sgemm_SOURCES = tests/test_sgemm.c
+tests_test_sgemm_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_sgemm_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+endif
+
+# Caffe frontend (issue 4): the text-format parser and the frontend's unit
+# tests; the second writes .caffemodel files with the generated protobuf-c API.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_prototxt tests/test_caffe
+tests_test_prototxt_SOURCES = tests/test_prototxt.c
+tests_test_prototxt_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_prototxt_LDADD = $(TEST_LDADD)
+tests_test_caffe_SOURCES = tests/test_caffe.c
+tests_test_caffe_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_caffe_LDADD = $(TEST_LDADD)
+tests/test_caffe-test_caffe.$(OBJEXT): frontend/caffe.pb-c.h
+endif
+
+# Caffe end to end: the BVLC definitions from ../shared (skipped where absent),
+# samples/caffe/vgg16.prototxt (V1), and the Caffe/ONNX equivalence models of
+# tests/caffe/equiv.py, compiled, built and run (tests/caffe/run.sh says how).
+TESTS += tests/caffe/run.sh
+dist_noinst_SCRIPTS += tests/caffe/run.sh tests/caffe/equiv.py samples/caffe/nets.py
+EXTRA_DIST += tests/caffe/driver.c samples/caffe/alexnet.prototxt \
+	samples/caffe/googlenet.prototxt samples/caffe/vgg16.prototxt
+clean-local: clean-caffe-tests
+clean-caffe-tests:
+	rm -rf tests/caffe/out
+.PHONY: clean-caffe-tests
