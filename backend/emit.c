@@ -47,6 +47,18 @@ static const char *const rt_unit_files[RT_UNIT_COUNT_] = {
 #undef X
 };
 
+/* What each unit needs besides rt_types.h (units.def's XD rows). */
+static const char *const rt_unit_deps[RT_UNIT_COUNT_] = {
+#define XD(e, f, deps) deps,
+#include "runtime/units.def"
+#undef XD
+};
+
+/* The GEMM's micro-kernel file for each RT_SGEMM_ISA_* (runtime/sgemm.h). */
+static const char *const sgemm_kernel_files[] = {
+	"sgemm_c.c", "sgemm_avx2.c", "sgemm_avx512.c", "sgemm_neon.c",
+};
+
 /* Spellings of the RT_SGEMM_ISA_* numbers (rt_types.h). */
 static const char *const rt_isa_names[] = {
 	"RT_SGEMM_ISA_C", "RT_SGEMM_ISA_AVX2", "RT_SGEMM_ISA_AVX512", "RT_SGEMM_ISA_NEON",
@@ -202,6 +214,15 @@ struct layer {
 			int64_t n;
 		} unary;
 		struct {
+			int64_t n;
+			int has_lo, has_hi; /* min / max read at run time (args lo, hi) */
+			float lo, hi;       /* the constant bounds used where not */
+		} clip;
+		struct {
+			int N, C, HW;
+			float epsilon;
+		} batchnorm;
+		struct {
 			int outer, len, inner, log;
 		} softmax;
 		struct {
@@ -256,7 +277,8 @@ struct plan {
 	struct layer *layers;    /* [n_layers], graph order */
 	int unit_used[RT_UNIT_COUNT_];
 	int n_rt_files;
-	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 1]; /* rt_types.h, then the units */
+	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 4]; /* rt_types.h, the GEMM, the units */
+	int uses_sgemm;          /* 1: sgemm.h is copied; 2: the whole GEMM */
 	int n_pieces;
 	struct piece *pieces;    /* [n_pieces] the runtime text, file by file */
 	int n_consts;
@@ -958,6 +980,38 @@ static int plan_unary(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* Clip with a bound computed at run time: input 1 (min) and/or 2 (max) is a
+ * float32 scalar, an absent one comes from the attribute (canonical form). */
+static int plan_clip(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	struct tensor *lo = n->n_inputs > 1 ? n->inputs[1] : NULL; /* scalar, or NULL */
+	struct tensor *hi = n->n_inputs > 2 ? n->inputs[2] : NULL; /* scalar, or NULL */
+	if (ir_numel(x) != ir_numel(y)) {
+		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	if ((lo && ir_numel(lo) != 1) || (hi && ir_numel(hi) != 1)) {
+		diag_error(p->d, n, "internal error: a Clip bound is not a scalar");
+		return -1;
+	}
+	l->u.clip.n = ir_numel(y);
+	l->u.clip.has_lo = lo != NULL;
+	l->u.clip.has_hi = hi != NULL;
+	l->u.clip.lo = (float)ir_attr_float(n, "min", -HUGE_VAL);
+	l->u.clip.hi = (float)ir_attr_float(n, "max", HUGE_VAL);
+	l->unit = RT_UNIT_CLIP;
+	l->kernel = "rt_clip";
+	add_arg(l, x, "x");
+	if (lo)
+		add_arg(l, lo, "lo");
+	if (hi)
+		add_arg(l, hi, "hi");
+	return 0;
+}
+
 /* Softmax along axis: [outer, len, inner]; coerce_2d (opset < 13) reduces over
  * every dim from axis on. */
 static int plan_softmax(struct plan *p, struct layer *l)
@@ -1032,6 +1086,40 @@ static int plan_lrn(struct plan *p, struct layer *l)
 	l->unit = RT_UNIT_LRN;
 	l->kernel = "rt_lrn";
 	add_arg(l, x, "x");
+	return 0;
+}
+
+/* BatchNormalization with statistics read at run time, x viewed as
+ * [N, C, HW]; scale, B, mean and var [C] each. */
+static int plan_batchnorm(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0];
+	static const char *const names[5] = {"x", "scale", "bias", "mean", "var"};
+	if (x->rank < 2 || n->n_inputs != 5) {
+		diag_error(p->d, n, "internal error: BatchNormalization needs X of rank >= 2 and "
+		           "four statistics");
+		return -1;
+	}
+	for (int k = 1; k < 5; k++) {
+		if (ir_numel(n->inputs[k]) != x->dims[1]) {
+			diag_error(p->d, n, "internal error: %s %s does not have %" PRId64 " values",
+			           names[k], shape_str(p, n->inputs[k]), x->dims[1]);
+			return -1;
+		}
+	}
+	int64_t hw = prod(x->dims, 2, x->rank);
+	if (!fits_int(p, n, x->dims[0], "size") || !fits_int(p, n, x->dims[1], "size") ||
+	    !fits_int(p, n, hw, "size"))
+		return -1;
+	l->u.batchnorm.N = (int)x->dims[0];
+	l->u.batchnorm.C = (int)x->dims[1];
+	l->u.batchnorm.HW = (int)hw;
+	l->u.batchnorm.epsilon = (float)ir_attr_float(n, "epsilon", 1e-5);
+	l->unit = RT_UNIT_BATCHNORM;
+	l->kernel = "rt_batchnorm";
+	for (int k = 0; k < 5; k++)
+		add_arg(l, n->inputs[k], names[k]);
 	return 0;
 }
 
@@ -1199,7 +1287,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 			return -1;
 		}
 	}
-	int need = n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
+	int need = n->op == OP_BATCHNORM ? 5
+	           : n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
 	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV
 	                   ? 2
 	                   : 1;
@@ -1251,9 +1340,10 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_DIV: rc = plan_binary(p, l); break;
 	case OP_RELU:
 	case OP_LEAKY_RELU:
-	case OP_CLIP:
 	case OP_SIGMOID:
 	case OP_TANH: rc = plan_unary(p, l); break;
+	case OP_CLIP: rc = n->n_inputs > 1 ? plan_clip(p, l) : plan_unary(p, l); break;
+	case OP_BATCHNORM: rc = plan_batchnorm(p, l); break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
 	case OP_GLOBAL_AVGPOOL:
@@ -1534,6 +1624,22 @@ static const struct embedded_file *find_source(struct plan *p, const char *file)
 static int plan_runtime(struct plan *p)
 {
 	p->rt_files[p->n_rt_files++] = find_source(p, "rt_types.h");
+	/* The GEMM comes before the units calling it: sgemm.h, then the target's
+	 * micro-kernel and the driver when any unit calls rt_sgemm. */
+	for (int u = 0; u < RT_UNIT_COUNT_; u++) {
+		if (!p->unit_used[u])
+			continue;
+		if (strstr(rt_unit_deps[u], "sgemm.c"))
+			p->uses_sgemm = 2;
+		else if (strstr(rt_unit_deps[u], "sgemm.h") && !p->uses_sgemm)
+			p->uses_sgemm = 1;
+	}
+	if (p->uses_sgemm)
+		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm.h");
+	if (p->uses_sgemm == 2) {
+		p->rt_files[p->n_rt_files++] = find_source(p, sgemm_kernel_files[p->opt->isa]);
+		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm.c");
+	}
 	for (int u = 0; u < RT_UNIT_COUNT_; u++)
 		if (p->unit_used[u])
 			p->rt_files[p->n_rt_files++] = find_source(p, rt_unit_files[u]);
@@ -1744,6 +1850,8 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_line(e, " * producer:     %s", g->producer && *g->producer ? cmt(p, g->producer)
 	                                                              : "(unknown)");
 	emit_line(e, " * strategy:     %s", p->opt->strategy ? p->opt->strategy : "reference");
+	emit_line(e, " * target:       %s (%s)", p->opt->target ? p->opt->target : "host",
+	          rt_isa_names[p->opt->isa]);
 	emit_line(e, " * weights:      %s, %zu bytes", weights_mode_name(p), p->weights_bytes);
 	emit_line(e, " * arena:        %zu bytes of activations", p->uses_arena ? g->arena_size : 0);
 	emit_line(e, " * layers:       %d functions for %d nodes", n_fn, p->n_layers);
@@ -1760,6 +1868,11 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	emit_line(e, "/* Runtime functions are private to this file, so models link together. */");
 	emit_line(e, "#define RT_FN static");
+	if (p->uses_sgemm) {
+		emit_line(e, "/* The GEMM micro-kernel of the target (%s); SIMD is enabled per function. */",
+		          p->opt->target ? p->opt->target : "host");
+		emit_line(e, "#define RT_SGEMM_ISA %s", rt_isa_names[p->opt->isa]);
+	}
 	emit_blank(e);
 }
 
@@ -2039,6 +2152,15 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	case OP_CLIP:
 	case OP_SIGMOID:
 	case OP_TANH:
+		if (l->unit == RT_UNIT_CLIP) {
+			float_lit(f[0], sizeof f[0], l->u.clip.lo);
+			float_lit(f[1], sizeof f[1], l->u.clip.hi);
+			emit_line(e, "rt_clip(%" PRId64 ", x, %s, %s, %s, %s, y); /* n, min, max, "
+			             "constant min, max where NULL */",
+			          l->u.clip.n, l->u.clip.has_lo ? "lo" : "NULL",
+			          l->u.clip.has_hi ? "hi" : "NULL", f[0], f[1]);
+			break;
+		}
 		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
 		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
@@ -2061,6 +2183,12 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "rt_lrn(%d, %d, %d, %d, %s, %s, %s, x, y); /* N, C, HW, size, alpha, beta, "
 		             "bias */",
 		          l->u.lrn.N, l->u.lrn.C, l->u.lrn.HW, l->u.lrn.size, f[0], f[1], f[2]);
+		break;
+	case OP_BATCHNORM:
+		float_lit(f[0], sizeof f[0], l->u.batchnorm.epsilon);
+		emit_line(e, "rt_batchnorm(%d, %d, %d, %s, x, scale, bias, mean, var, y); /* N, C, HW, "
+		             "epsilon */",
+		          l->u.batchnorm.N, l->u.batchnorm.C, l->u.batchnorm.HW, f[0]);
 		break;
 	case OP_CONCAT:
 		emit_line(e, "/* y as [%d, %d]; each input as [%d, part] at a column offset */",
