@@ -12,12 +12,15 @@
  *  2. checks every node against what the backend can run (float32 data, 1-D
  *     and 2-D convolution and pooling, ranks the runtime handles, no leftover
  *     shape arithmetic) and makes its attributes explicit: ONNX defaults
- *     filled in, auto_pad resolved into pads, negative axes normalised, Clip,
- *     Pad and view operands moved into attributes or dropped;
+ *     filled in, auto_pad resolved into pads, negative axes normalised,
+ *     constant Clip bounds, Pad and view operands moved into attributes or
+ *     dropped;
  *  3. folds BatchNormalization into the Conv before it, or lowers it to a
- *     per-channel Mul + Add;
+ *     per-channel Mul + Add; one whose statistics are not all constants
+ *     stays BatchNormalization (the runtime computes it);
  *  4. warns about attributes nothing consumed (STYLE.md §5);
- *  5. fuses Relu/LeakyRelu/Clip/Sigmoid/Tanh into a single-use Conv or Gemm;
+ *  5. fuses Relu/LeakyRelu/Clip/Sigmoid/Tanh into a single-use Conv or Gemm
+ *     (not a Clip with a bound computed at run time);
  *  6. compacts the graph.
  * Guarantees: the canonical form, or one error per node it cannot compile. */
 #include <float.h>
@@ -784,21 +787,57 @@ static int scalar_input(struct diag *d, struct node *n, int index, const char *w
 	return 1;
 }
 
+/* A Clip bound given as input `index`: absent (0), a constant read into *out
+ * (1), or a float32 scalar computed at run time (2); -1 after reporting. */
+static int clip_bound(struct diag *d, struct node *n, int index, const char *what, double *out)
+{
+	const struct tensor *t = n->n_inputs > index ? n->inputs[index] : NULL; /* scalar */
+	if (!t || t->data)
+		return scalar_input(d, n, index, what, out);
+	if (t->dtype != DTYPE_F32) {
+		diag_error(d, n, "%s '%s' has data type %s; a bound computed at run time must be "
+		           "float32", what, t->name, ir_dtype_names[t->dtype]);
+		return -1;
+	}
+	if (ir_numel(t) != 1) {
+		diag_error(d, n, "%s '%s' must be a scalar, found %" PRId64 " values", what, t->name,
+		           ir_numel(t));
+		return -1;
+	}
+	return 2;
+}
+
 /* Clip-1/6 give min and max as attributes, Clip-11+ as optional inputs;
- * absent bounds are the float range. Both become float attributes. */
+ * absent bounds are the float range. Constant bounds become float
+ * attributes; a bound computed at run time (a graph input, say) stays input
+ * 1 (min) or 2 (max), the other slot NULL when that bound is an attribute,
+ * and the attribute keeps the float range's end as a placeholder. */
 static int canon_clip(struct graph *g, struct node *n, struct diag *d)
 {
 	double lo = get_float(d, n, "min", -FLT_MAX);
 	double hi = get_float(d, n, "max", FLT_MAX);
-	if (scalar_input(d, n, 1, "min", &lo) < 0 || scalar_input(d, n, 2, "max", &hi) < 0)
+	int lo_kind = clip_bound(d, n, 1, "min", &lo);
+	int hi_kind = clip_bound(d, n, 2, "max", &hi);
+	if (lo_kind < 0 || hi_kind < 0)
 		return 1;
+	if (lo_kind == 2)
+		lo = -FLT_MAX;
+	if (hi_kind == 2)
+		hi = FLT_MAX;
 	/* ONNX Clip: when min > max every value becomes max, which the epilogue
-	 * v < min ? min : v > max ? max : v gives with min lowered to max. */
-	if (lo > hi)
+	 * v < min ? min : v > max ? max : v gives with min lowered to max
+	 * (rt_clip does the same with bounds read at run time). */
+	if (lo_kind != 2 && hi_kind != 2 && lo > hi)
 		lo = hi;
 	put_float(g, n, "min", lo);
 	put_float(g, n, "max", hi);
-	n->n_inputs = 1;
+	if (hi_kind == 2) {
+		if (lo_kind != 2)
+			n->inputs[1] = NULL;
+		n->n_inputs = 3;
+	} else {
+		n->n_inputs = lo_kind == 2 ? 2 : 1;
+	}
 	return 0;
 }
 
@@ -1088,6 +1127,23 @@ static void lower_to_affine(struct graph *g, struct node *bn, const struct bn_pa
 
 static void warn_unused_attrs(struct diag *d, struct node *n);
 
+/* Statistics that are not all constants (graph inputs, say) cannot be folded:
+ * the node stays OP_BATCHNORM, run per channel by rt_batchnorm, with epsilon
+ * as its only attribute. */
+static int keep_batchnorm(struct graph *g, struct node *n, struct diag *d, double eps,
+                          int spatial)
+{
+	if (!spatial) {
+		diag_error(d, n, "spatial=0 (statistics per element) with statistics that are not "
+		           "constants is not supported");
+		return 1;
+	}
+	warn_unused_attrs(d, n);
+	n->n_attrs = 0; /* all consumed (and warned about) above */
+	put_float(g, n, "epsilon", eps);
+	return 0;
+}
+
 static int canon_batchnorm(struct graph *g, struct node *n, struct diag *d)
 {
 	static const char *const names[5] = {"X", "scale", "B", "input_mean", "input_var"};
@@ -1110,19 +1166,18 @@ static int canon_batchnorm(struct graph *g, struct node *n, struct diag *d)
 		return 1;
 	}
 	p.count = spatial ? x->dims[1] : ir_numel(x) / (x->dims[0] ? x->dims[0] : 1);
+	int all_constant = 1;
 	for (int k = 1; k < 5; k++) {
 		const struct tensor *t = n->inputs[k];
-		if (!t->data) {
-			diag_error(d, n, "%s '%s' is not a constant (only inference with fixed "
-			           "statistics is supported)", names[k], t->name);
-			return 1;
-		}
+		all_constant = all_constant && t->data;
 		if (ir_numel(t) != p.count) {
 			diag_error(d, n, "%s '%s' has %" PRId64 " values, expected %" PRId64, names[k],
 			           t->name, ir_numel(t), p.count);
 			return 1;
 		}
 	}
+	if (!all_constant)
+		return keep_batchnorm(g, n, d, p.eps, spatial != 0);
 	p.scale = n->inputs[1];
 	p.bias = n->inputs[2];
 	p.mean = n->inputs[3];
@@ -1182,6 +1237,8 @@ static int fuse_activation(struct graph *g, struct node *a)
 	case OP_TANH: act = ACT_TANH; break;
 	default: return 0;
 	}
+	/* More than one input: a Clip bound read at run time, which an epilogue's
+	 * constant parameters cannot hold. */
 	if (a->n_inputs != 1 || !a->inputs[0] || a->n_outputs < 1 || !a->outputs[0])
 		return 0;
 	struct tensor *x = a->inputs[0];  /* the conv's or gemm's output */

@@ -54,8 +54,8 @@ int pass_infer_shapes(struct graph *g, const struct options *opt, struct diag *d
 
 /* ---- canonicalize.c ---------------------------------------------------------
  * Needs: shapes. Drops Dropout and Identity, folds BatchNormalization into a
- * preceding Conv (or lowers it to a per-channel affine), turns Clip's min/max
- * inputs into attributes, fuses Relu/LeakyRelu/Clip/Sigmoid/Tanh into the
+ * preceding Conv (or lowers it to a per-channel affine) when its statistics
+ * are constants, turns Clip's constant min/max inputs into attributes, fuses Relu/LeakyRelu/Clip/Sigmoid/Tanh into the
  * epilogue of a single-use Conv or Gemm, rejects what the backend cannot run
  * (unsupported dtypes, ranks, non-constant operands where constants are
  * required) with a clear message. */
@@ -73,7 +73,10 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
  *   OP_MATMUL    A, B (ONNX numpy-style broadcasting and 1-D promotion).
  *   OP_ADD/SUB/MUL/DIV  A, B with multidirectional broadcasting.
  *   OP_RELU, OP_SIGMOID, OP_TANH; OP_LEAKY_RELU float alpha;
- *   OP_CLIP      one input; float min, max (inputs 1 and 2 folded in).
+ *   OP_CLIP      input x; float min, max (constant bounds folded in); a
+ *                bound computed at run time (a non-constant float32 scalar)
+ *                stays input 1 (min) or 2 (max), the other slot NULL, and
+ *                such a Clip is never fused into an epilogue.
  *   OP_SOFTMAX, OP_LOG_SOFTMAX  int axis (>= 0); int coerce_2d (1 when the
  *                model's opset < 13: reduce over all dims from axis on).
  *   OP_MAXPOOL, OP_AVGPOOL  input [N,C,W] or [N,C,H,W]; ints kernel_shape,
@@ -83,13 +86,16 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
  *                dropped, as PyTorch and Caffe do). One output (no Indices).
  *   OP_GLOBAL_AVGPOOL, OP_GLOBAL_MAXPOOL  input rank >= 3.
  *   OP_LRN       float alpha, beta, bias; int size.
+ *   OP_BATCHNORM X [N,C,...], scale, B, input_mean, input_var ([C] each, not
+ *                all constants: constant statistics are folded into a Conv
+ *                or lowered to Mul + Add); float epsilon; inference only.
  *   OP_CONCAT    int axis (>= 0).
  *   OP_TRANSPOSE ints perm.
  *   OP_PAD       one input; ints pads (2 * rank, begins then ends, may be
  *                negative); float value; constant mode only.
  *   OP_FLATTEN, OP_RESHAPE, OP_SQUEEZE, OP_UNSQUEEZE  views: the output is the
  *                input's data with another shape; extra inputs are ignored.
- * No other op is live: Dropout, Identity and BatchNormalization are gone, and
+ * No other op is live: Dropout and Identity are gone, and
  * Constant/Shape/Gather/Cast/Slice/ConstantOfShape were folded (a leftover is
  * reported as unsupported on non-constant input). Graph outputs may be
  * constants, graph inputs, or views whose root is an arena tensor, and

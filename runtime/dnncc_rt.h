@@ -36,6 +36,14 @@ void rt_concat_part(int outer, int part, int total, int offset, const float *x, 
 void rt_transpose(const struct rt_transpose *p, const float *x, float *y);
 /* pad.c */
 void rt_pad_constant(const struct rt_pad *p, const float *x, float *y);
+/* clip.c: y[i] = min(max(x[i], lo), hi) for n elements, each bound read from
+ * its pointer (one float) or, when that is NULL, the constant; x may equal y */
+void rt_clip(size_t n, const float *x, const float *lo, const float *hi, float lo_const,
+             float hi_const, float *y);
+/* batchnorm.c: inference BatchNormalization per channel; x, y [N, C, HW],
+ * scale, bias, mean, var [C]; x may equal y */
+void rt_batchnorm(int N, int C, int HW, float epsilon, const float *x, const float *scale,
+                  const float *bias, const float *mean, const float *var, float *y);
 
 
 /* Every convolution primitive's RUN and every layout transform (the tables

@@ -1809,3 +1809,91 @@ Test(emit_fail, write_error)
 	remove_dir(dir);
 	ir_graph_free(g);
 }
+
+/* ---- operands read at run time ----------------------------------------------- */
+
+/* Clip whose bounds and BatchNormalization whose statistics are graph inputs
+ * (the canonical form keeps them as inputs: rt_clip, rt_batchnorm), checked
+ * against plain loops. Clip: both bounds inputs; min an attribute and max an
+ * input (input 1 NULL); min an input and max absent. BatchNormalization on
+ * [2, 3, 2, 2] with scale and mean inputs, B and var constants, and on
+ * [2, 3] with all four statistics inputs. */
+static void check_runtime_operands(int real_planner)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(2, 3, 4));
+	struct tensor *lo = input(g, "lo", SCALAR);
+	struct tensor *hi = input(g, "hi", SCALAR);
+	struct tensor *xb = input(g, "xb", SHAPE(2, 3, 2, 2));
+	struct tensor *scale = input(g, "scale", SHAPE(3));
+	struct tensor *mean = input(g, "mean", SHAPE(3));
+	struct tensor *x2 = input(g, "x2", SHAPE(2, 3));
+	struct tensor *st[4] = {input(g, "s2", SHAPE(3)), input(g, "b2", SHAPE(3)),
+	                        input(g, "m2", SHAPE(3)), input(g, "v2", SHAPE(3))};
+	struct tensor *bias = weight(g, "bias", 11, SHAPE(3));
+	struct tensor *var = weight(g, "var", 12, SHAPE(3));
+	for (int c = 0; c < 3; c++)
+		fdata(var)[c] = 0.25f + fabsf(fdata(var)[c]);
+	struct tensor *y[5] = {act(g, "y0", SHAPE(2, 3, 4)), act(g, "y1", SHAPE(2, 3, 4)),
+	                       act(g, "y2", SHAPE(2, 3, 4)), act(g, "y3", SHAPE(2, 3, 2, 2)),
+	                       act(g, "y4", SHAPE(2, 3))};
+	struct node *n = node(g, OP_CLIP, "clip_both", INS(x, lo, hi), y[0]);
+	a_float(g, n, "min", -FLT_MAX);
+	a_float(g, n, "max", FLT_MAX);
+	n = node(g, OP_CLIP, "clip_max", INS(x, NULL, hi), y[1]);
+	a_float(g, n, "min", -0.25);
+	a_float(g, n, "max", FLT_MAX);
+	n = node(g, OP_CLIP, "clip_min", INS(x, lo), y[2]);
+	a_float(g, n, "min", -FLT_MAX);
+	a_float(g, n, "max", FLT_MAX);
+	n = node(g, OP_BATCHNORM, "bn4", INS(xb, scale, bias, mean, var), y[3]);
+	a_float(g, n, "epsilon", 1e-3);
+	n = node(g, OP_BATCHNORM, "bn2", INS(x2, st[0], st[1], st[2], st[3]), y[4]);
+	a_float(g, n, "epsilon", 1e-5);
+	for (int i = 0; i < 5; i++)
+		output(g, y[i]);
+	plan_by_hand(g);
+	if (real_planner)
+		plan_for_real(g);
+
+	float *in[11], *want[5];
+	make_inputs(g, in);
+	in[1][0] = -0.3f; /* lo */
+	in[2][0] = 0.4f;  /* hi */
+	for (int c = 0; c < 3; c++)
+		in[10][c] = 0.5f + fabsf(in[10][c]); /* v2 */
+	for (int i = 0; i < 5; i++)
+		want[i] = alloc_out(y[i]);
+	for (int k = 0; k < 24; k++) {
+		float v = in[0][k];
+		want[0][k] = v < -0.3f ? -0.3f : v > 0.4f ? 0.4f : v;
+		want[1][k] = v < -0.25f ? -0.25f : v > 0.4f ? 0.4f : v;
+		want[2][k] = v < -0.3f ? -0.3f : v;
+	}
+	for (int b = 0; b < 2; b++)
+		for (int c = 0; c < 3; c++) {
+			double sd = sqrt((double)fdata(var)[c] + 1e-3);
+			for (int k = 0; k < 4; k++) {
+				int o = (b * 3 + c) * 4 + k;
+				want[3][o] = (float)((in[3][o] - (double)in[5][c]) / sd * in[4][c] +
+				                     fdata(bias)[c]);
+			}
+			int o = b * 3 + c;
+			want[4][o] = (float)((in[6][o] - (double)in[9][c]) / sqrt(in[10][c] + 1e-5) *
+			                     in[7][c] + in[8][c]);
+		}
+	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
+	free_all(in, 11);
+	free_all(want, 5);
+	ir_graph_free(g);
+}
+
+Test(emit_ops, clip_and_batchnorm_runtime_operands)
+{
+	check_runtime_operands(0);
+}
+
+Test(emit_planned, clip_and_batchnorm_runtime_operands)
+{
+	check_runtime_operands(1);
+}

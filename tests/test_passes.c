@@ -499,21 +499,109 @@ Test(canonicalize, batchnorm_lowering_shapes_broadcast_per_channel)
 	check_bn_rank(SHAPE(1, 3, 4, 4), SHAPE(3, 1, 1));
 }
 
-Test(canonicalize, batchnorm_with_variable_statistics_is_rejected)
+/* Statistics that are graph inputs (ONNX node tests batchnorm_example and
+ * batchnorm_epsilon) cannot be folded: the node stays BatchNormalization with
+ * its five inputs and epsilon as its only attribute, and the Conv before it
+ * keeps its own output. */
+Test(canonicalize, batchnorm_with_variable_statistics_stays)
 {
 	struct bn_case k;
 	bn_case_fill(&k, 2);
 	struct graph *g = graph_new(13);
-	struct tensor *x = input(g, act(g, "x", SHAPE(1, 3, 4, 4)));
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 2, 5, 5)));
+	struct tensor *w = cst(g, "W", k.w, SHAPE(3, 2, 3, 3));
+	struct tensor *c = act(g, "c", SHAPE(1, 3, 3, 3));
 	struct tensor *mean = input(g, act(g, "running_mean", SHAPE(3)));
-	struct tensor *y = output(g, act(g, "y", SHAPE(1, 3, 4, 4)));
-	node(g, OP_BATCHNORM, "bn",
-	     INS(x, cst(g, "scale", k.scale, SHAPE(3)), cst(g, "beta", k.beta, SHAPE(3)), mean,
-	         cst(g, "var", k.var, SHAPE(3))),
-	     y);
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 3, 3, 3)));
+	struct node *conv = node(g, OP_CONV, "conv", INS(x, w), c);
+	struct tensor *scale = cst(g, "scale", k.scale, SHAPE(3));
+	struct tensor *beta = cst(g, "beta", k.beta, SHAPE(3));
+	struct tensor *var = cst(g, "var", k.var, SHAPE(3));
+	struct node *bn = node(g, OP_BATCHNORM, "bn", INS(c, scale, beta, mean, var), y);
+	set_float(g, bn, "epsilon", 1e-3);
+	set_float(g, bn, "momentum", 0.9);
+	set_int(g, bn, "training_mode", 0);
+	canonicalize_ok(g);
+	cr_assert_eq(g->n_nodes, 2);
+	cr_assert_eq(count_op(g, OP_BATCHNORM), 1);
+	cr_assert_eq(count_op(g, OP_MUL) + count_op(g, OP_ADD), 0);
+	cr_assert_eq(conv->outputs[0], c, "nothing folds into the conv");
+	cr_assert_eq(conv->inputs[1], w);
+	cr_assert_eq(conv->act, ACT_NONE);
+	cr_assert_eq(bn->n_inputs, 5);
+	cr_assert_eq(bn->n_outputs, 1);
+	struct tensor *want[5] = {c, scale, beta, mean, var};
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(bn->inputs[i], want[i], "input %d", i);
+	cr_assert_eq(bn->outputs[0], y);
+	cr_assert_eq(y->producer, bn);
+	cr_assert_eq(bn->n_attrs, 1, "epsilon is the only attribute left");
+	cr_assert_float_eq(ir_attr_float(bn, "epsilon", 0), 1e-3, 1e-12);
+	ir_graph_free(g);
+
+	/* All four statistics graph inputs, epsilon absent: the ONNX default
+	 * becomes explicit; X of rank 2. */
+	g = graph_new(15);
+	x = input(g, act(g, "x", SHAPE(2, 3)));
+	struct tensor *stats[4];
+	static const char *const names[4] = {"s", "bias", "mean", "var"};
+	for (int i = 0; i < 4; i++)
+		stats[i] = input(g, act(g, names[i], SHAPE(3)));
+	y = output(g, act(g, "y", SHAPE(2, 3)));
+	bn = node(g, OP_BATCHNORM, "bn", INS(x, stats[0], stats[1], stats[2], stats[3]), y);
+	canonicalize_ok(g);
+	cr_assert_eq(g->n_nodes, 1);
+	cr_assert_eq(bn->op, OP_BATCHNORM);
+	cr_assert_eq(bn->n_inputs, 5);
+	cr_assert_eq(bn->inputs[0], x);
+	cr_assert_eq(bn->n_attrs, 1);
+	cr_assert_float_eq(ir_attr_float(bn, "epsilon", 0), 1e-5, 1e-12);
+	ir_graph_free(g);
+}
+
+/* An attribute nothing reads is warned about once, also when the node stays. */
+Test(canonicalize, batchnorm_with_variable_statistics_warns_once)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 3, 2, 2)));
+	struct tensor *stats[4];
+	static const char *const names[4] = {"s", "bias", "mean", "var"};
+	for (int i = 0; i < 4; i++)
+		stats[i] = input(g, act(g, names[i], SHAPE(3)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 3, 2, 2)));
+	struct node *bn =
+		node(g, OP_BATCHNORM, "bn", INS(x, stats[0], stats[1], stats[2], stats[3]), y);
+	set_float(g, bn, "frobnicate", 1.0);
+	struct options opt = {0};
+	struct capture c;
+	capture_open(&c);
+	cr_assert_eq(pass_canonicalize(g, &opt, &c.d), 0, "%s", capture_text(&c));
+	cr_assert_eq(c.d.warnings, 1, "%s", capture_text(&c));
+	cr_assert(strstr(capture_text(&c), "attribute 'frobnicate' is not supported"), "%s",
+	          capture_text(&c));
+	cr_assert_eq(bn->op, OP_BATCHNORM);
+	cr_assert_eq(bn->n_attrs, 1);
+	capture_close(&c);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, batchnorm_spatial_0_with_variable_statistics_is_rejected)
+{
+	struct graph *g = graph_new(7);
+	float one[12];
+	for (int i = 0; i < 12; i++)
+		one[i] = 1.0f;
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 3, 2, 2)));
+	struct tensor *mean = input(g, act(g, "mean", SHAPE(3, 2, 2)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 3, 2, 2)));
+	struct node *bn = node(g, OP_BATCHNORM, "bn",
+	                       INS(x, cst(g, "s", one, SHAPE(3, 2, 2)), cst(g, "b", one, SHAPE(3, 2, 2)),
+	                           mean, cst(g, "v", one, SHAPE(3, 2, 2))),
+	                       y);
+	set_int(g, bn, "spatial", 0);
 	char *text = canonicalize_fails(g, NULL);
-	cr_assert(strstr(text, "node 'bn' (BatchNormalization): input_mean 'running_mean' is not "
-	                       "a constant"),
+	cr_assert(strstr(text, "node 'bn' (BatchNormalization): spatial=0 (statistics per "
+	                       "element) with statistics that are not constants is not supported"),
 	          "%s", text);
 	free(text);
 	ir_graph_free(g);
@@ -1003,17 +1091,96 @@ Test(canonicalize, clip_inputs_become_attributes)
 	ir_graph_free(g);
 }
 
-Test(canonicalize, clip_with_variable_bound_is_rejected)
+/* Bounds that are graph inputs (ONNX node tests test_clip*) stay inputs 1
+ * and 2; a constant or absent one becomes its attribute and leaves a NULL
+ * slot when the other is read at run time. */
+Test(canonicalize, clip_variable_bounds_stay_inputs)
+{
+	/* min a graph input, max absent */
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(4)));
+	struct tensor *lo = input(g, act(g, "lo", 0, NULL));
+	struct tensor *y = output(g, act(g, "y", SHAPE(4)));
+	struct node *clip = node(g, OP_CLIP, "clip", INS(x, lo), y);
+	canonicalize_ok(g);
+	cr_assert_eq(clip->n_inputs, 2);
+	cr_assert_eq(clip->inputs[0], x);
+	cr_assert_eq(clip->inputs[1], lo);
+	cr_assert_eq(ir_attr_float(clip, "min", 0), -FLT_MAX);
+	cr_assert_eq(ir_attr_float(clip, "max", 0), FLT_MAX);
+	ir_graph_free(g);
+
+	/* min a constant (above max's range: nothing is lowered), max an input */
+	g = graph_new(13);
+	static const float two = 2.0f;
+	x = input(g, act(g, "x", SHAPE(4)));
+	struct tensor *hi = input(g, act(g, "hi", SHAPE(1)));
+	y = output(g, act(g, "y", SHAPE(4)));
+	clip = node(g, OP_CLIP, "clip", INS(x, cst(g, "two", &two, 0, NULL), hi), y);
+	canonicalize_ok(g);
+	cr_assert_eq(clip->n_inputs, 3);
+	cr_assert_null(clip->inputs[1]);
+	cr_assert_eq(clip->inputs[2], hi);
+	cr_assert_float_eq(ir_attr_float(clip, "min", 0), 2.0, 1e-12);
+	cr_assert_eq(ir_attr_float(clip, "max", 0), FLT_MAX);
+	cr_assert_null(ir_find_tensor(g, "two"), "the constant bound is gone");
+	ir_graph_free(g);
+
+	/* both inputs */
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(4)));
+	lo = input(g, act(g, "lo", 0, NULL));
+	hi = input(g, act(g, "hi", 0, NULL));
+	y = output(g, act(g, "y", SHAPE(4)));
+	clip = node(g, OP_CLIP, "clip", INS(x, lo, hi), y);
+	canonicalize_ok(g);
+	cr_assert_eq(clip->n_inputs, 3);
+	cr_assert_eq(clip->inputs[1], lo);
+	cr_assert_eq(clip->inputs[2], hi);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, clip_with_variable_bound_is_not_fused)
+{
+	struct graph *g = graph_new(11);
+	static const float b[12] = {0};
+	struct tensor *a = input(g, act(g, "a", SHAPE(2, 4)));
+	struct tensor *hi = input(g, act(g, "hi", 0, NULL));
+	struct tensor *mm = act(g, "mm", SHAPE(2, 3));
+	struct tensor *y = output(g, act(g, "y", SHAPE(2, 3)));
+	struct node *fc = node(g, OP_GEMM, "fc", INS(a, cst(g, "B", b, SHAPE(4, 3))), mm);
+	struct node *clip = node(g, OP_CLIP, "clip", INS(mm, NULL, hi), y);
+	canonicalize_ok(g);
+	cr_assert_eq(g->n_nodes, 2);
+	cr_assert_eq(fc->act, ACT_NONE);
+	cr_assert_eq(fc->outputs[0], mm);
+	cr_assert_eq(clip->inputs[0], mm);
+	cr_assert_eq(clip->inputs[2], hi);
+	cr_assert_eq(y->producer, clip);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, clip_variable_bound_must_be_a_float_scalar)
 {
 	struct graph *g = graph_new(13);
 	struct tensor *x = input(g, act(g, "x", SHAPE(4)));
-	struct tensor *lo = input(g, act(g, "lo", SHAPE(1)));
+	struct tensor *lo = input(g, act(g, "lo", SHAPE(2)));
 	struct tensor *y = output(g, act(g, "y", SHAPE(4)));
 	node(g, OP_CLIP, "clip", INS(x, lo), y);
 	char *text = canonicalize_fails(g, NULL);
-	cr_assert(strstr(text, "node 'clip' (Clip): min from the non-constant input 'lo' is not "
-	                       "supported"),
+	cr_assert(strstr(text, "node 'clip' (Clip): min 'lo' must be a scalar, found 2 values"),
 	          "%s", text);
+	free(text);
+	ir_graph_free(g);
+
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(4)));
+	struct tensor *hi = input(g, typed(g, "hi", DTYPE_F64, 0, NULL));
+	y = output(g, act(g, "y", SHAPE(4)));
+	node(g, OP_CLIP, "clip", INS(x, NULL, hi), y);
+	text = canonicalize_fails(g, NULL);
+	cr_assert(strstr(text, "node 'clip' (Clip): max 'hi' has data type "), "%s", text);
+	cr_assert(strstr(text, "a bound computed at run time must be float32"), "%s", text);
 	free(text);
 	ir_graph_free(g);
 }

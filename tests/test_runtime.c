@@ -1511,3 +1511,143 @@ Test(pad, constant)
 			free(want);
 		}
 }
+
+/* ---- clip with run-time bounds -------------------------------------------------- */
+
+/* ONNX node tests clip_example / clip_splitbounds / clip_default_min, and
+ * min > max (every value becomes max). */
+Test(hand, clip_runtime_bounds)
+{
+	const float x[5] = {-2, -0.5f, 0, 0.5f, 3};
+	float y[5];
+	const float lo = -1.0f, hi = 1.0f, big = 2.0f, small = 0.25f;
+	const double both[5] = {-1, -0.5, 0, 0.5, 1};
+	const double only_hi[5] = {-2, -0.5, 0, 0.5, 1};
+	const double only_lo[5] = {-1, -0.5, 0, 0.5, 3};
+	const double inverted[5] = {0.25, 0.25, 0.25, 0.25, 0.25};
+	rt_clip(5, x, &lo, &hi, 0.0f, 0.0f, y);
+	expect_values("clip lo, hi", y, both, 5);
+	rt_clip(5, x, NULL, &hi, -FLT_MAX, 0.0f, y);
+	expect_values("clip default min", y, only_hi, 5);
+	rt_clip(5, x, &lo, NULL, 0.0f, FLT_MAX, y);
+	expect_values("clip default max", y, only_lo, 5);
+	rt_clip(5, x, NULL, NULL, -1.0f, 1.0f, y);
+	expect_values("clip constants", y, both, 5);
+	rt_clip(5, x, &big, &small, 0.0f, 0.0f, y);
+	expect_values("clip min > max", y, inverted, 5);
+	/* a pointer wins over its constant */
+	rt_clip(5, x, &lo, &hi, 5.0f, -5.0f, y);
+	expect_values("clip pointers over constants", y, both, 5);
+}
+
+Test(clip, ref_vs_double)
+{
+	static const size_t sizes[] = {0, 1, 7, 1000};
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (int mode = 0; mode < 4; mode++) {
+			/* mode bit 0: lo from a pointer; bit 1: hi from a pointer */
+			const size_t n = sizes[s];
+			struct rng r;
+			rng_seed(&r, 7000 + s * 4 + (uint64_t)mode);
+			float *x = in_new(&r, n, -8.0f, 8.0f);
+			float lo = rng_float(&r, -6.0f, 2.0f), hi = rng_float(&r, -2.0f, 6.0f);
+			const float lo_const = rng_float(&r, -6.0f, 2.0f);
+			const float hi_const = rng_float(&r, -2.0f, 6.0f);
+			const float *plo = mode & 1 ? &lo : NULL, *phi = mode & 2 ? &hi : NULL;
+			const double a = plo ? lo : lo_const, b = phi ? hi : hi_const;
+			/* the edges: the bounds themselves, 0, -0 */
+			const float edges[4] = {(float)a, (float)b, 0.0f, -0.0f};
+			for (size_t i = 0; i < n && i < 4; i++)
+				x[i] = edges[i];
+			double *want = dbl_new(n);
+			for (size_t i = 0; i < n; i++)
+				want[i] = a > b ? b : fmin(fmax(x[i], a), b);
+			char desc[96];
+			snprintf(desc, sizeof desc, "clip n=%zu [%g, %g]%s%s", n, a, b,
+			         plo ? " lo ptr" : "", phi ? " hi ptr" : "");
+			float *y = out_new(n);
+			rt_clip(n, x, plo, phi, lo_const, hi_const, y);
+			expect_guards(desc, y, n);
+			expect_close(desc, y, want, NULL, n, 0.0); /* selections: exact */
+			/* in place */
+			memcpy(y, x, n * sizeof *y);
+			rt_clip(n, y, plo, phi, lo_const, hi_const, y);
+			expect_guards(desc, y, n);
+			expect_close(desc, y, want, NULL, n, 0.0);
+			out_free(y);
+			free(x);
+			free(want);
+		}
+}
+
+/* ---- batch normalization ---------------------------------------------------------- */
+
+/* ONNX node test batchnorm_example's parameters on a small input:
+ * x [1, 2, 3], scale {1, 1.5}, bias {0, 1}, mean {0, 3}, var {1, 1.5},
+ * epsilon 1e-5. */
+Test(hand, batchnorm)
+{
+	const float x[6] = {-1, 0, 1, 2, 3, 4};
+	const float scale[2] = {1, 1.5f}, bias[2] = {0, 1}, mean[2] = {0, 3}, var[2] = {1, 1.5f};
+	float y[6];
+	const double s0 = 1.0 / sqrt(1.0 + 1e-5), s1 = 1.5 / sqrt(1.5 + 1e-5);
+	const double want[6] = {-1 * s0, 0, 1 * s0, (2 - 3) * s1 + 1, 1, (4 - 3) * s1 + 1};
+	rt_batchnorm(1, 2, 3, 1e-5f, x, scale, bias, mean, var, y);
+	expect_values("batchnorm", y, want, 6);
+	/* epsilon 0, var 4: y = (x - mean) / 2 * scale + bias, exactly */
+	const float var4[2] = {4, 4};
+	const double exact[6] = {-0.5, 0, 0.5, (2 - 3) * 0.75 + 1, 1, (4 - 3) * 0.75 + 1};
+	rt_batchnorm(1, 2, 3, 0.0f, x, scale, bias, mean, var4, y);
+	expect_close("batchnorm eps 0", y, exact, NULL, 6, 0.0);
+}
+
+Test(batchnorm, ref_vs_double)
+{
+	static const int shapes[][3] = {{1, 1, 1}, {2, 3, 1}, {1, 5, 7}, {3, 4, 9}, {2, 16, 25}};
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+		for (int e = 0; e < 2; e++) {
+			const int N = shapes[s][0], C = shapes[s][1], HW = shapes[s][2];
+			const size_t n = (size_t)N * C * HW;
+			const float epsilon = e ? 1e-2f : 1e-5f;
+			struct rng r;
+			rng_seed(&r, 8000 + s * 2 + (uint64_t)e);
+			float *x = in_new(&r, n, -4.0f, 4.0f);
+			float *scale = in_new(&r, (size_t)C, -2.0f, 2.0f);
+			float *bias = in_new(&r, (size_t)C, -1.0f, 1.0f);
+			float *mean = in_new(&r, (size_t)C, -1.0f, 1.0f);
+			float *var = in_new(&r, (size_t)C, 0.01f, 3.0f);
+			double *want = dbl_new(n), *mag = dbl_new(n);
+			for (int b = 0; b < N; b++)
+				for (int c = 0; c < C; c++) {
+					const double sd = sqrt((double)var[c] + (double)epsilon);
+					for (int k = 0; k < HW; k++) {
+						const size_t o = ((size_t)b * C + c) * HW + k;
+						const double t = (x[o] - (double)mean[c]) / sd * scale[c];
+						want[o] = t + bias[c];
+						/* half-ulp roundings: x - mean, var + epsilon (halved
+						 * by the root), the root, the division and the
+						 * product each move t by at most |t| / 2 ulps, the
+						 * sum adds |y| / 2: about 3 ulps of |t| + |y| */
+						mag[o] = fabs(t) + fabs(want[o]);
+					}
+				}
+			char desc[96];
+			snprintf(desc, sizeof desc, "batchnorm [%d, %d, %d] eps %g", N, C, HW, epsilon);
+			float *y = out_new(n);
+			rt_batchnorm(N, C, HW, epsilon, x, scale, bias, mean, var, y);
+			expect_guards(desc, y, n);
+			expect_close(desc, y, want, mag, n, 8 * FLT_EPSILON);
+			/* in place */
+			memcpy(y, x, n * sizeof *y);
+			rt_batchnorm(N, C, HW, epsilon, y, scale, bias, mean, var, y);
+			expect_close(desc, y, want, mag, n, 8 * FLT_EPSILON);
+			out_free(y);
+			free(x);
+			free(scale);
+			free(bias);
+			free(mean);
+			free(var);
+			free(want);
+			free(mag);
+		}
+}
