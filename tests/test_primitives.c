@@ -455,3 +455,12 @@ Test(transforms, graph_is_strongly_connected)
 			cr_expect(reach[a][b], "no chain of transforms from %s to %s", rt_layout_names[a],
 			          rt_layout_names[b]);
 }
+
+/* Every 1-D Winograd algorithm the winograd rows build on satisfies the
+ * minimal-filtering identity exactly (checked in integer arithmetic on the
+ * generator's rational matrices, research brief a.2.6). */
+Test(winograd, transforms_are_exact)
+{
+	for (int id = 0; id < prep_winograd_n_transforms(); id++)
+		cr_expect(prep_winograd_identity_exact(id), "1-D Winograd algorithm %d is not exact", id);
+}

@@ -1,0 +1,952 @@
+/* conv_winograd_gemm.c - Winograd minimal filtering convolution with the
+ * transforms batched as GEMMs (Lavin & Gray, "Fast algorithms for
+ * convolutional neural networks", CVPR 2016; research brief a.2.6).
+ *
+ * The textbook form: for every output tile of mh x mw and every pair (m, c),
+ *   Y_tile = A_h^T [ (G_h g G_w^T) . (B_h^T d B_w) ] A_w
+ * where d is the tile's alpha_h x alpha_w input footprint (alpha = m + r - 1)
+ * and the sum over c is taken in the transformed domain. Here:
+ *   1. PACK (prep_winograd.c) computed U[g][xi] = (G_h g G_w^T)[xi], one
+ *      M/group x C/group matrix per point xi < alpha_h alpha_w, packed for
+ *      the GEMM's ISA;
+ *   2. the input transform writes V[xi][c][t] = (B_h^T d_{c,t} B_w)[xi] for a
+ *      block of tb tiles (tiles numbered row by row over the output);
+ *   3. alpha_h alpha_w GEMMs  M[xi] = U[xi] (M/group x C/group) . V[xi]
+ *      (C/group x tiles), through rt_sgemm with the pre-packed A;
+ *   4. the output transform A_h^T M A_w, plus bias and the epilogue, writes
+ *      the valid part of every tile.
+ * One engine serves every row: the 1-D algorithm along H and along W is a
+ * pair of small matrices (tables below), so F(m x m, r x r) and the 1-D
+ * F(m, r) along one axis (F(1,1), no transform, along the other) are the same
+ * code, and the layouts are strides (channel, row, column) of the input and
+ * the output. Variants (variant = 1000 in + 100 out + 10 h + w, see
+ * prep_winograd.h):
+ *   h, w: 0 F(1,1), 1 F(2,3), 2 F(4,3), 3 F(6,3), 4 F(2,5), 5 F(3,5), 6 F(4,5)
+ *   in, out: CHW, HCW or HWC (enum rt_layout).
+ * Stride 1, dilation 1, kernel exactly (r_h, r_w), any padding (tiles reading
+ * outside the input read zeros; edge tiles store their valid part only), any
+ * group but depthwise (one pass per group). Tiles go in blocks of about 48
+ * (the GEMMs' N; rt_wino_tile_block).
+ *
+ * The transforms work on a lane group: up to 16 (AVX-512), 8 (AVX2) or 4
+ * (portable C) neighbouring tiles of one tile row, each lane one tile, so V
+ * and M are read and written as contiguous vectors. How the footprints get
+ * into lanes depends on the layout:
+ *   - rows contiguous (CHW, HCW), AVX-512: lane t of footprint column j is
+ *     input column mw t + j, so each column is a few masked loads of the row
+ *     (the masks do the padding) deinterleaved with two-source permutes; the
+ *     output interleaves the tile columns back the same way;
+ *   - HWC, AVX-512: a tile's footprint is a set of 16-channel vectors, so the
+ *     transform runs with lanes = channels, then 16 x 16 transposes turn
+ *     (tile, channel) blocks into V's (channel, tile) order (and M's back);
+ *   - AVX2 gathers (masked) and stores lane by lane; C loops over lanes.
+ * The 1-D matrices are applied with their common subexpressions written out
+ * (AVX-512, rt_wino_bt1_avx512 and rt_wino_at1_avx512), else as short sparse
+ * sums of multiply-adds read from the tables. SIMD is enabled per function
+ * with target attributes; the C path compiles everywhere. */
+#include "runtime/rt_types.h"
+#include "runtime/sgemm.h"
+
+#if RT_SGEMM_X86_ && (RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2)
+#include <immintrin.h>
+#endif
+
+/* A small matrix as sparse rows: row k = sum over q < n[k] of
+ * c[k][q] * in[idx[k][q]] (at most 8 x 8). */
+struct rt_wino_sp {
+	int n[8];      /* nonzeros of each row */
+	int idx[8][8]; /* their columns */
+	float c[8][8]; /* their values */
+};
+
+/* What the transforms of one layer need. */
+struct rt_wino_plan {
+	int hid, wid;             /* the 1-D algorithms along H and W (ids above) */
+	int ah, aw;               /* footprint alpha_h x alpha_w */
+	int mh, mw;               /* output tile */
+	int tw;                   /* tiles per output row */
+	int cg, mg;               /* input and output channels per group */
+	int tb;                   /* most tiles in a block (row stride of V and M) */
+	int H, W, oH, oW, padT, padL;
+	int xcs, xrs, xps;        /* input strides in floats: channel, row, column */
+	int ycs, yrs, yps;        /* output strides */
+	int act;                  /* epilogue (enum rt_act) */
+	float alpha, beta;
+	struct rt_wino_sp bh, bw; /* B^T along H [ah][ah] and along W [aw][aw] */
+	struct rt_wino_sp oh, ow; /* A^T along H [mh][ah] and along W [mw][aw] */
+	/* AVX-512, rows contiguous: lane t of a footprint column is element
+	 * mw t of a row segment, taken in dn chunks, chunk k from the 32-float
+	 * window of 16-float vectors dwin[k], dwin[k] + 1 (nwin vectors loaded) */
+	int dn, nwin;
+	int dwin[4];
+	int dmask[4];             /* lanes chunk k fills */
+	int didx[4][16];          /* their positions in its window */
+	/* and back: output vector q of a tile row segment (elements 16 q ..
+	 * 16 q + 15, element p = mw t + j from tile t's column j) is built from
+	 * column pairs (2 k, 2 k + 1), k < (mw + 1) / 2 */
+	int imask[8][4];          /* [q][k] elements the pair fills */
+	int iidx[8][4][16];       /* [q][k] their lanes: t, or 16 + t for 2 k + 1 */
+};
+
+/* The 1-D algorithm F(m, r) number id: m, alpha, B^T [alpha][alpha] and
+ * A^T [m][alpha] (the same matrices as prep_winograd.c, where they are
+ * exact rationals and their identity is checked; every entry here is dyadic,
+ * so exact in float). */
+static inline void rt_wino_1d(int id, int *m, int *a, const float **bt, const float **at)
+{
+	static const float one[1] = {1};
+	static const float bt4[16] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+	static const float at23[8] = {1, 1, 1, 0, 0, 1, -1, -1};
+	static const float bt6[36] = {4, 0,  -5, 0,  1, 0, 0, -4, -4, 1,  1, 0,
+	                              0, 4,  -4, -1, 1, 0, 0, -2, -1, 2,  1, 0,
+	                              0, 2,  -1, -2, 1, 0, 0, 4,  0,  -5, 0, 1};
+	static const float at43[24] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0,
+	                               0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+	static const float bt8[64] = {
+		1, 0,     -5.25f, 0,      5.25f,  0,      -1, 0,
+		0, 1,     1,      -4.25f, -4.25f, 1,      1,  0,
+		0, -1,    1,      4.25f,  -4.25f, -1,     1,  0,
+		0, 0.5f,  0.25f,  -2.5f,  -1.25f, 2,      1,  0,
+		0, -0.5f, 0.25f,  2.5f,   -1.25f, -2,     1,  0,
+		0, 2,     4,      -2.5f,  -5,     0.5f,   1,  0,
+		0, -2,    4,      2.5f,   -5,     -0.5f,  1,  0,
+		0, -1,    0,      5.25f,  0,      -5.25f, 0,  1};
+	static const float at63[48] = {
+		1, 1, 1,  1,  1,   1,        1,         0,
+		0, 1, -1, 2,  -2,  0.5f,     -0.5f,     0,
+		0, 1, 1,  4,  4,   0.25f,    0.25f,     0,
+		0, 1, -1, 8,  -8,  0.125f,   -0.125f,   0,
+		0, 1, 1,  16, 16,  0.0625f,  0.0625f,   0,
+		0, 1, -1, 32, -32, 0.03125f, -0.03125f, 1};
+	static const float at25[12] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 1};
+	static const float bt7[49] = {4, -8, -5,  10, 1,   -2, 0, 0, 4, -4, -9, 1,  2,  0,
+	                              0, 4,  -12, 7,  3,   -2, 0, 0, 2, -3, -4, 3,  2,  0,
+	                              0, 2,  -5,  0,  5,   -2, 0, 0, 4, 0,  -5, 0,  1,  0,
+	                              0, -4, 8,   5,  -10, -1, 2};
+	static const float at35[21] = {1, 1, 1, 1, 1, 1,     0, 0, 1, -1, 2, -2, 0.5f, 0,
+	                               0, 1, 1, 4, 4, 0.25f, 1};
+	static const float at45[32] = {1, 1, 1,  1, 1,  1,      1,       0,
+	                               0, 1, -1, 2, -2, 0.5f,   -0.5f,   0,
+	                               0, 1, 1,  4, 4,  0.25f,  0.25f,   0,
+	                               0, 1, -1, 8, -8, 0.125f, -0.125f, 1};
+	switch (id) {
+	case 1: *m = 2; *a = 4; *bt = bt4; *at = at23; break;
+	case 2: *m = 4; *a = 6; *bt = bt6; *at = at43; break;
+	case 3: *m = 6; *a = 8; *bt = bt8; *at = at63; break;
+	case 4: *m = 2; *a = 6; *bt = bt6; *at = at25; break;
+	case 5: *m = 3; *a = 7; *bt = bt7; *at = at35; break;
+	case 6: *m = 4; *a = 8; *bt = bt8; *at = at45; break;
+	default: *m = 1; *a = 1; *bt = one; *at = one; break;
+	}
+}
+
+static inline void rt_wino_sparse(int rows, int cols,
+                                  const float *dense, /* [rows][cols] */
+                                  struct rt_wino_sp *s)
+{
+	for (int k = 0; k < rows; k++) {
+		s->n[k] = 0;
+		for (int j = 0; j < cols; j++)
+			if (dense[k * cols + j] != 0.0f) {
+				s->idx[k][s->n[k]] = j;
+				s->c[k][s->n[k]] = dense[k * cols + j];
+				s->n[k]++;
+			}
+	}
+}
+
+/* Blocks of tiles, as prep_winograd.c computes them (keep in step). A block
+ * of 48 tiles (the N of the alpha^2 GEMMs: one AVX-512 panel, three AVX2
+ * ones) measured best on VGG-16; a tail of under 24 tiles joins the last
+ * block rather than streaming all of U again for a few tiles; up to 96 tiles
+ * make one block. Returns the capacity (the row stride of V and M), a
+ * multiple of 16; *nominal gets the block size. */
+static inline int rt_wino_tile_block(int tiles, int *nominal)
+{
+	if (tiles <= 96) {
+		*nominal = tiles;
+		return (tiles + 15) / 16 * 16;
+	}
+	*nominal = 48;
+	return 80;
+}
+
+/* Strides (floats) of channel, row and column of a C x H x W image in layout l
+ * (CHW, HCW or HWC). */
+static inline void rt_wino_strides(int l, int C, int H, int W, int *cs, int *rs, int *ps)
+{
+	if (l == 2) { /* HWC */
+		*cs = 1; *rs = W * C; *ps = C;
+	} else if (l == 1) { /* HCW */
+		*cs = W; *rs = C * W; *ps = 1;
+	} else { /* CHW */
+		*cs = H * W; *rs = W; *ps = 1;
+	}
+}
+
+/* The permute tables of the plan (rt_wino_plan, AVX-512 rows path). */
+static inline void rt_wino_lane_tables(struct rt_wino_plan *pl)
+{
+	const int mw = pl->mw;
+	pl->dn = 0;
+	pl->nwin = 1;
+	if (mw > 1) {
+		for (int t = 0; t < 16;) {
+			const int k = pl->dn++, w = mw * t / 16;
+			pl->dwin[k] = w;
+			pl->dmask[k] = 0;
+			for (int l = 0; l < 16; l++)
+				pl->didx[k][l] = 0;
+			for (; t < 16 && mw * t - 16 * w < 32; t++) {
+				pl->didx[k][t] = mw * t - 16 * w;
+				pl->dmask[k] |= 1 << t;
+			}
+			pl->nwin = w + 2;
+		}
+	}
+	for (int q = 0; q < mw; q++)
+		for (int k = 0; 2 * k < mw; k++) {
+			pl->imask[q][k] = 0;
+			for (int e = 0; e < 16; e++) {
+				const int pos = 16 * q + e, j = pos % mw, t = pos / mw;
+				pl->iidx[q][k][e] = 0;
+				if (j == 2 * k || j == 2 * k + 1) {
+					pl->iidx[q][k][e] = t + 16 * (j - 2 * k);
+					pl->imask[q][k] |= 1 << e;
+				}
+			}
+		}
+}
+
+/* ---- portable C: up to 4 lanes ------------------------------------------- */
+
+static inline void rt_wino_in_c(const struct rt_wino_plan *pl,
+                                const float *x, /* channel 0 of the group, input layout */
+                                int ty, int tx0, int nl,
+                                float *v) /* V at the lane group: (xi, c, l) at v[(xi*cg + c)*tb + l] */
+{
+	float d[64][4], t[64][4]; /* footprint [ah][aw] and B_h^T d, per lane */
+	const int ah = pl->ah, aw = pl->aw;
+	const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
+	for (int c = 0; c < pl->cg; c++) {
+		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
+		for (int i = 0; i < ah; i++)
+			for (int j = 0; j < aw; j++)
+				for (int l = 0; l < nl; l++) {
+					const int iy = ys + i, ix = xs + l * pl->mw + j;
+					d[i * aw + j][l] = iy >= 0 && iy < pl->H && ix >= 0 && ix < pl->W ?
+					                   xc[(size_t)iy * pl->xrs + (size_t)ix * pl->xps] : 0.0f;
+				}
+		for (int k = 0; k < ah; k++)
+			for (int j = 0; j < aw; j++)
+				for (int l = 0; l < nl; l++) {
+					float s = 0.0f;
+					for (int q = 0; q < pl->bh.n[k]; q++)
+						s += pl->bh.c[k][q] * d[pl->bh.idx[k][q] * aw + j][l];
+					t[k * aw + j][l] = s;
+				}
+		for (int k = 0; k < ah; k++)
+			for (int j = 0; j < aw; j++) {
+				float *vo = v + ((size_t)(k * aw + j) * pl->cg + c) * pl->tb;
+				for (int l = 0; l < nl; l++) {
+					float s = 0.0f;
+					for (int q = 0; q < pl->bw.n[j]; q++)
+						s += pl->bw.c[j][q] * t[k * aw + pl->bw.idx[j][q]][l];
+					vo[l] = s;
+				}
+			}
+	}
+}
+
+static inline void rt_wino_out_c(const struct rt_wino_plan *pl,
+                                 const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                                 const float *bias, /* [mg] or NULL */
+                                 float *y, /* channel 0 of the group, output layout */
+                                 int ty, int tx0, int nl)
+{
+	float u[64][4]; /* A_h^T M: [mh][aw] per lane */
+	const int aw = pl->aw, oy = ty * pl->mh, ox = tx0 * pl->mw;
+	for (int m = 0; m < pl->mg; m++) {
+		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
+		const float bm = bias ? bias[m] : 0.0f;
+		for (int i = 0; i < pl->mh; i++)
+			for (int j = 0; j < aw; j++)
+				for (int l = 0; l < nl; l++) {
+					float s = 0.0f;
+					for (int q = 0; q < pl->oh.n[i]; q++)
+						s += pl->oh.c[i][q] *
+						     mb[((size_t)(pl->oh.idx[i][q] * aw + j) * pl->mg + m) * pl->tb + l];
+					u[i * aw + j][l] = s;
+				}
+		for (int i = 0; i < pl->mh && oy + i < pl->oH; i++)
+			for (int l = 0; l < nl; l++)
+				for (int j = 0; j < pl->mw && ox + l * pl->mw + j < pl->oW; j++) {
+					float s = bm;
+					for (int q = 0; q < pl->ow.n[j]; q++)
+						s += pl->ow.c[j][q] * u[i * aw + pl->ow.idx[j][q]][l];
+					ym[(size_t)(oy + i) * pl->yrs + (size_t)(ox + l * pl->mw + j) * pl->yps] =
+						rt_act_apply(pl->act, pl->alpha, pl->beta, s);
+				}
+	}
+}
+
+/* ---- AVX2: up to 8 lanes, masked gathers --------------------------------- */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+
+__attribute__((target("avx2,fma"))) static inline void
+rt_wino_in_avx2(const struct rt_wino_plan *pl,
+                const float *x, /* channel 0 of the group, input layout */
+                int ty, int tx0, int nl,
+                float *v) /* V at the lane group: (xi, c, l) at v[(xi*cg + c)*tb + l] */
+{
+	__m256 d[64], t[64];      /* footprint [ah][aw] and B_h^T d */
+	__m256i idx[64];          /* input offsets of the footprint's points */
+	__m256 mk[64];            /* which lanes read inside the input (sign bits) */
+	const int ah = pl->ah, aw = pl->aw;
+	const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(nl), lane);
+	const __m256i ix = _mm256_add_epi32(_mm256_set1_epi32(xs),
+	                                    _mm256_mullo_epi32(lane, _mm256_set1_epi32(pl->mw)));
+	const __m256i neg1 = _mm256_set1_epi32(-1);
+	for (int i = 0; i < ah; i++) {
+		const int iy = ys + i;
+		const __m256i row = iy >= 0 && iy < pl->H ? valid : _mm256_setzero_si256();
+		for (int j = 0; j < aw; j++) {
+			const __m256i q = _mm256_add_epi32(ix, _mm256_set1_epi32(j));
+			const __m256i in = _mm256_and_si256(
+				row, _mm256_and_si256(_mm256_cmpgt_epi32(q, neg1),
+				                      _mm256_cmpgt_epi32(_mm256_set1_epi32(pl->W), q)));
+			mk[i * aw + j] = _mm256_castsi256_ps(in);
+			idx[i * aw + j] = _mm256_add_epi32(_mm256_set1_epi32(iy * pl->xrs),
+			                                   _mm256_mullo_epi32(q, _mm256_set1_epi32(pl->xps)));
+		}
+	}
+	for (int c = 0; c < pl->cg; c++) {
+		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
+		for (int e = 0; e < ah * aw; e++)
+			d[e] = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xc, idx[e], mk[e], 4);
+		for (int k = 0; k < ah; k++)
+			for (int j = 0; j < aw; j++) {
+				__m256 s = _mm256_setzero_ps();
+				for (int q = 0; q < pl->bh.n[k]; q++)
+					s = _mm256_fmadd_ps(_mm256_set1_ps(pl->bh.c[k][q]),
+					                    d[pl->bh.idx[k][q] * aw + j], s);
+				t[k * aw + j] = s;
+			}
+		for (int k = 0; k < ah; k++)
+			for (int j = 0; j < aw; j++) {
+				__m256 s = _mm256_setzero_ps();
+				for (int q = 0; q < pl->bw.n[j]; q++)
+					s = _mm256_fmadd_ps(_mm256_set1_ps(pl->bw.c[j][q]),
+					                    t[k * aw + pl->bw.idx[j][q]], s);
+				_mm256_maskstore_ps(v + ((size_t)(k * aw + j) * pl->cg + c) * pl->tb, valid, s);
+			}
+	}
+}
+
+__attribute__((target("avx2,fma"))) static inline void
+rt_wino_out_avx2(const struct rt_wino_plan *pl,
+                 const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                 const float *bias, /* [mg] or NULL */
+                 float *y, /* channel 0 of the group, output layout */
+                 int ty, int tx0, int nl)
+{
+	__m256 s[64], u[64]; /* M [ah][aw] and A_h^T M [mh][aw] */
+	float tmp[8];
+	const int ah = pl->ah, aw = pl->aw, mh = pl->mh, mw = pl->mw;
+	const int oy = ty * mh, ox = tx0 * mw;
+	for (int m = 0; m < pl->mg; m++) {
+		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
+		const __m256 bm = _mm256_set1_ps(bias ? bias[m] : 0.0f);
+		for (int e = 0; e < ah * aw; e++)
+			s[e] = _mm256_loadu_ps(mb + ((size_t)e * pl->mg + m) * pl->tb);
+		for (int i = 0; i < mh; i++)
+			for (int j = 0; j < aw; j++) {
+				__m256 a = _mm256_setzero_ps();
+				for (int q = 0; q < pl->oh.n[i]; q++)
+					a = _mm256_fmadd_ps(_mm256_set1_ps(pl->oh.c[i][q]),
+					                    s[pl->oh.idx[i][q] * aw + j], a);
+				u[i * aw + j] = a;
+			}
+		for (int i = 0; i < mh && oy + i < pl->oH; i++)
+			for (int j = 0; j < mw; j++) {
+				__m256 o = bm;
+				for (int q = 0; q < pl->ow.n[j]; q++)
+					o = _mm256_fmadd_ps(_mm256_set1_ps(pl->ow.c[j][q]),
+					                    u[i * aw + pl->ow.idx[j][q]], o);
+				if (pl->act == RT_ACT_RELU)
+					o = _mm256_max_ps(o, _mm256_setzero_ps());
+				_mm256_storeu_ps(tmp, o);
+				for (int l = 0; l < nl && ox + l * mw + j < pl->oW; l++)
+					ym[(size_t)(oy + i) * pl->yrs + (size_t)(ox + l * mw + j) * pl->yps] =
+						pl->act == RT_ACT_RELU ? tmp[l] :
+						rt_act_apply(pl->act, pl->alpha, pl->beta, tmp[l]);
+			}
+	}
+}
+
+#endif
+
+/* ---- AVX-512: up to 16 lanes, loads and permutes ------------------------- */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+
+/* One 1-D input transform B^T along a line of vectors d[0], d[ds], ...
+ * into r[0], r[rs], ..., written out with the common subexpressions of
+ * each matrix (Lavin & Gray's F(4,3) and F(6,3) as in the tables); 0 when
+ * the algorithm has no such form here (then the sparse sums do it). */
+__attribute__((target("avx512f"))) static inline int
+rt_wino_bt1_avx512(int id, const __m512 *d, int ds, __m512 *r, int rs)
+{
+	const __m512 d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds];
+	if (id == 0) {
+		r[0] = d0;
+		return 1;
+	}
+	if (id == 1) { /* alpha 4 */
+		r[0] = _mm512_sub_ps(d0, d2);
+		r[rs] = _mm512_add_ps(d1, d2);
+		r[2 * rs] = _mm512_sub_ps(d2, d1);
+		r[3 * rs] = _mm512_sub_ps(d1, d3);
+		return 1;
+	}
+	if (id == 2 || id == 4) { /* alpha 6: points 0, +-1, +-2, inf */
+		const __m512 d4 = d[4 * ds], d5 = d[5 * ds];
+		const __m512 four = _mm512_set1_ps(4.0f), five = _mm512_set1_ps(5.0f);
+		const __m512 two = _mm512_set1_ps(2.0f);
+		const __m512 a = _mm512_fnmadd_ps(four, d2, d4), b = _mm512_fnmadd_ps(four, d1, d3);
+		const __m512 c = _mm512_sub_ps(d4, d2), e = _mm512_sub_ps(d3, d1);
+		r[0] = _mm512_fmadd_ps(four, d0, _mm512_fnmadd_ps(five, d2, d4));
+		r[rs] = _mm512_add_ps(a, b);
+		r[2 * rs] = _mm512_sub_ps(a, b);
+		r[3 * rs] = _mm512_fmadd_ps(two, e, c);
+		r[4 * rs] = _mm512_fnmadd_ps(two, e, c);
+		r[5 * rs] = _mm512_fmadd_ps(four, d1, _mm512_fnmadd_ps(five, d3, d5));
+		return 1;
+	}
+	if (id == 5) { /* alpha 7: points 0, +-1, +-2, 1/2, inf (no symmetry to share) */
+		const __m512 d4 = d[4 * ds], d5 = d[5 * ds], d6 = d[6 * ds];
+		const __m512 k2 = _mm512_set1_ps(2.0f), k3 = _mm512_set1_ps(3.0f);
+		const __m512 k4 = _mm512_set1_ps(4.0f), k5 = _mm512_set1_ps(5.0f);
+		const __m512 k8 = _mm512_set1_ps(8.0f);
+		/* 4 d0 - 8 d1 - 5 d2 + 10 d3 + d4 - 2 d5 */
+		r[0] = _mm512_fmadd_ps(k4, d0, _mm512_fnmadd_ps(k8, d1, _mm512_fnmadd_ps(k5, d2,
+		       _mm512_fmadd_ps(_mm512_set1_ps(10.0f), d3, _mm512_fnmadd_ps(k2, d5, d4)))));
+		/* 4 (d1 - d2) - 9 d3 + d4 + 2 d5 */
+		r[rs] = _mm512_fmadd_ps(k4, _mm512_sub_ps(d1, d2),
+		        _mm512_fnmadd_ps(_mm512_set1_ps(9.0f), d3, _mm512_fmadd_ps(k2, d5, d4)));
+		/* 4 d1 - 12 d2 + 7 d3 + 3 d4 - 2 d5 */
+		r[2 * rs] = _mm512_fmadd_ps(k4, d1, _mm512_fnmadd_ps(_mm512_set1_ps(12.0f), d2,
+		            _mm512_fmadd_ps(_mm512_set1_ps(7.0f), d3, _mm512_fmadd_ps(k3, d4,
+		            _mm512_mul_ps(_mm512_set1_ps(-2.0f), d5)))));
+		/* 2 (d1 + d5) + 3 (d4 - d2) - 4 d3 */
+		r[3 * rs] = _mm512_fmadd_ps(k2, _mm512_add_ps(d1, d5),
+		            _mm512_fnmadd_ps(k4, d3, _mm512_mul_ps(k3, _mm512_sub_ps(d4, d2))));
+		/* 2 (d1 - d5) + 5 (d4 - d2) */
+		r[4 * rs] = _mm512_fmadd_ps(k2, _mm512_sub_ps(d1, d5), _mm512_mul_ps(k5, _mm512_sub_ps(d4, d2)));
+		/* 4 d1 - 5 d3 + d5 */
+		r[5 * rs] = _mm512_fmadd_ps(k4, d1, _mm512_fnmadd_ps(k5, d3, d5));
+		/* -4 d1 + 8 d2 + 5 d3 - 10 d4 - d5 + 2 d6 */
+		r[6 * rs] = _mm512_fnmadd_ps(k4, d1, _mm512_fmadd_ps(k8, d2, _mm512_fmadd_ps(k5, d3,
+		            _mm512_fnmadd_ps(_mm512_set1_ps(10.0f), d4, _mm512_fmsub_ps(k2, d6, d5)))));
+		return 1;
+	}
+	if (id == 3 || id == 6) { /* alpha 8: points 0, +-1, +-2, +-1/2, inf */
+		const __m512 d4 = d[4 * ds], d5 = d[5 * ds], d6 = d[6 * ds], d7 = d[7 * ds];
+		const __m512 k525 = _mm512_set1_ps(5.25f), k425 = _mm512_set1_ps(4.25f);
+		const __m512 m25d3 = _mm512_mul_ps(_mm512_set1_ps(-2.5f), d3);
+		r[0] = _mm512_fmadd_ps(k525, _mm512_sub_ps(d4, d2), _mm512_sub_ps(d0, d6));
+		r[7 * rs] = _mm512_fmadd_ps(k525, _mm512_sub_ps(d3, d5), _mm512_sub_ps(d7, d1));
+		__m512 a = _mm512_fnmadd_ps(k425, d4, _mm512_add_ps(d2, d6));
+		__m512 b = _mm512_fnmadd_ps(k425, d3, _mm512_add_ps(d1, d5));
+		r[rs] = _mm512_add_ps(a, b);
+		r[2 * rs] = _mm512_sub_ps(a, b);
+		a = _mm512_fmadd_ps(_mm512_set1_ps(0.25f), d2,
+		                    _mm512_fnmadd_ps(_mm512_set1_ps(1.25f), d4, d6));
+		b = _mm512_fmadd_ps(_mm512_set1_ps(0.5f), d1,
+		                    _mm512_fmadd_ps(_mm512_set1_ps(2.0f), d5, m25d3));
+		r[3 * rs] = _mm512_add_ps(a, b);
+		r[4 * rs] = _mm512_sub_ps(a, b);
+		a = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), d2, _mm512_fnmadd_ps(_mm512_set1_ps(5.0f), d4, d6));
+		b = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), d1, _mm512_fmadd_ps(_mm512_set1_ps(0.5f), d5, m25d3));
+		r[5 * rs] = _mm512_add_ps(a, b);
+		r[6 * rs] = _mm512_sub_ps(a, b);
+		return 1;
+	}
+	return 0;
+}
+
+/* One 1-D output transform A^T along s[0], s[ss], ... into o[0], o[os], ...
+ * (0 when the sparse sums have to do it). */
+__attribute__((target("avx512f"))) static inline int
+rt_wino_at1_avx512(int id, const __m512 *s, int ss, __m512 *o, int os)
+{
+	const __m512 s0 = s[0];
+	if (id == 0) {
+		o[0] = s0;
+		return 1;
+	}
+	const __m512 s1 = s[ss], s2 = s[2 * ss], s3 = s[3 * ss];
+	if (id == 1) { /* F(2,3) */
+		o[0] = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
+		o[os] = _mm512_sub_ps(_mm512_sub_ps(s1, s2), s3);
+		return 1;
+	}
+	const __m512 p1 = _mm512_add_ps(s1, s2), q1 = _mm512_sub_ps(s1, s2);
+	if (id == 2 || id == 4) { /* F(4,3), F(2,5): alpha 6 */
+		const __m512 s4 = s[4 * ss], s5 = s[5 * ss];
+		const __m512 p2 = _mm512_add_ps(s3, s4), q2 = _mm512_sub_ps(s3, s4);
+		o[0] = _mm512_add_ps(_mm512_add_ps(s0, p1), p2);
+		if (id == 4) {
+			o[os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1), s5);
+			return 1;
+		}
+		o[os] = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1);
+		o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), p2, p1);
+		o[3 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.0f), q2, q1), s5);
+		return 1;
+	}
+	if (id == 5) { /* F(3,5): alpha 7 */
+		const __m512 s4 = s[4 * ss], s5 = s[5 * ss], s6 = s[6 * ss];
+		const __m512 p2 = _mm512_add_ps(s3, s4), q2 = _mm512_sub_ps(s3, s4);
+		o[0] = _mm512_add_ps(_mm512_add_ps(s0, p1), _mm512_add_ps(p2, s5));
+		o[os] = _mm512_fmadd_ps(_mm512_set1_ps(0.5f), s5, _mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1));
+		o[2 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(0.25f), s5,
+		                                          _mm512_fmadd_ps(_mm512_set1_ps(4.0f), p2, p1)),
+		                          s6);
+		return 1;
+	}
+	if (id == 3 || id == 6) { /* F(6,3), F(4,5): alpha 8 */
+		const __m512 s4 = s[4 * ss], s5 = s[5 * ss], s6 = s[6 * ss], s7 = s[7 * ss];
+		const __m512 p2 = _mm512_add_ps(s3, s4), q2 = _mm512_sub_ps(s3, s4);
+		const __m512 p3 = _mm512_add_ps(s5, s6), q3 = _mm512_sub_ps(s5, s6);
+		o[0] = _mm512_add_ps(_mm512_add_ps(s0, p1), _mm512_add_ps(p2, p3));
+		o[os] = _mm512_fmadd_ps(_mm512_set1_ps(0.5f), q3,
+		                        _mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1));
+		o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(0.25f), p3,
+		                            _mm512_fmadd_ps(_mm512_set1_ps(4.0f), p2, p1));
+		const __m512 o3 = _mm512_fmadd_ps(_mm512_set1_ps(0.125f), q3,
+		                                  _mm512_fmadd_ps(_mm512_set1_ps(8.0f), q2, q1));
+		if (id == 6) {
+			o[3 * os] = _mm512_add_ps(o3, s7);
+			return 1;
+		}
+		o[3 * os] = o3;
+		o[4 * os] = _mm512_fmadd_ps(_mm512_set1_ps(0.0625f), p3,
+		                            _mm512_fmadd_ps(_mm512_set1_ps(16.0f), p2, p1));
+		o[5 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(0.03125f), q3,
+		                                          _mm512_fmadd_ps(_mm512_set1_ps(32.0f), q2, q1)),
+		                          s7);
+		return 1;
+	}
+	return 0;
+}
+
+/* r = B_h^T d B_w: d, r [ah][aw] vectors, t scratch of as many */
+__attribute__((target("avx512f"))) static inline void
+rt_wino_bt_avx512(const struct rt_wino_plan *pl, const __m512 *d, __m512 *t, __m512 *r)
+{
+	const int ah = pl->ah, aw = pl->aw;
+	for (int j = 0; j < aw; j++)
+		if (!rt_wino_bt1_avx512(pl->hid, d + j, aw, t + j, aw))
+			for (int k = 0; k < ah; k++) {
+				__m512 s = _mm512_setzero_ps();
+				for (int q = 0; q < pl->bh.n[k]; q++)
+					s = _mm512_fmadd_ps(_mm512_set1_ps(pl->bh.c[k][q]), d[pl->bh.idx[k][q] * aw + j], s);
+				t[k * aw + j] = s;
+			}
+	for (int k = 0; k < ah; k++)
+		if (!rt_wino_bt1_avx512(pl->wid, t + k * aw, 1, r + k * aw, 1))
+			for (int j = 0; j < aw; j++) {
+				__m512 s = _mm512_setzero_ps();
+				for (int q = 0; q < pl->bw.n[j]; q++)
+					s = _mm512_fmadd_ps(_mm512_set1_ps(pl->bw.c[j][q]), t[k * aw + pl->bw.idx[j][q]], s);
+				r[k * aw + j] = s;
+			}
+}
+
+/* o = A_h^T s A_w + bias, then the epilogue: s [ah][aw], o [mh][mw] vectors,
+ * u scratch [mh][aw] */
+__attribute__((target("avx512f"))) static inline void
+rt_wino_at_avx512(const struct rt_wino_plan *pl, const __m512 *s, __m512 *u, __m512 bias, __m512 *o)
+{
+	const int aw = pl->aw, mw = pl->mw;
+	float tmp[16];
+	for (int j = 0; j < aw; j++)
+		if (!rt_wino_at1_avx512(pl->hid, s + j, aw, u + j, aw))
+			for (int i = 0; i < pl->mh; i++) {
+				__m512 a = _mm512_setzero_ps();
+				for (int q = 0; q < pl->oh.n[i]; q++)
+					a = _mm512_fmadd_ps(_mm512_set1_ps(pl->oh.c[i][q]), s[pl->oh.idx[i][q] * aw + j], a);
+				u[i * aw + j] = a;
+			}
+	for (int i = 0; i < pl->mh; i++)
+		if (!rt_wino_at1_avx512(pl->wid, u + i * aw, 1, o + i * mw, 1))
+			for (int j = 0; j < mw; j++) {
+				__m512 a = _mm512_setzero_ps();
+				for (int q = 0; q < pl->ow.n[j]; q++)
+					a = _mm512_fmadd_ps(_mm512_set1_ps(pl->ow.c[j][q]), u[i * aw + pl->ow.idx[j][q]], a);
+				o[i * mw + j] = a;
+			}
+	for (int e = 0; e < pl->mh * mw; e++) {
+		__m512 a = _mm512_add_ps(o[e], bias);
+		if (pl->act == RT_ACT_RELU) {
+			a = _mm512_max_ps(a, _mm512_setzero_ps());
+		} else if (pl->act != RT_ACT_NONE) {
+			_mm512_storeu_ps(tmp, a);
+			for (int l = 0; l < 16; l++)
+				tmp[l] = rt_act_apply(pl->act, pl->alpha, pl->beta, tmp[l]);
+			a = _mm512_loadu_ps(tmp);
+		}
+		o[e] = a;
+	}
+}
+
+/* In-place transpose of a 16 x 16 block: r[a] lane b <-> r[b] lane a. */
+__attribute__((target("avx512f"))) static inline void rt_wino_tr16_avx512(__m512 *r)
+{
+	__m512 t[16];
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+	}
+	/* r[4g + e], 128-bit lane k: rows 4g..4g+3 of column 4k + e */
+	for (int g = 0; g < 4; g++) {
+		const __m512d lo0 = _mm512_castps_pd(t[4 * g]), lo1 = _mm512_castps_pd(t[4 * g + 2]);
+		const __m512d hi0 = _mm512_castps_pd(t[4 * g + 1]), hi1 = _mm512_castps_pd(t[4 * g + 3]);
+		r[4 * g] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+		r[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+		r[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+		r[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+	}
+	/* then a 4 x 4 transpose of 128-bit lanes among r[e], r[4+e], r[8+e], r[12+e] */
+	for (int e = 0; e < 4; e++) {
+		const __m512 p0 = _mm512_shuffle_f32x4(r[e], r[4 + e], 0x44);
+		const __m512 p1 = _mm512_shuffle_f32x4(r[e], r[4 + e], 0xEE);
+		const __m512 p2 = _mm512_shuffle_f32x4(r[8 + e], r[12 + e], 0x44);
+		const __m512 p3 = _mm512_shuffle_f32x4(r[8 + e], r[12 + e], 0xEE);
+		t[e] = _mm512_shuffle_f32x4(p0, p2, 0x88);
+		t[4 + e] = _mm512_shuffle_f32x4(p0, p2, 0xDD);
+		t[8 + e] = _mm512_shuffle_f32x4(p1, p3, 0x88);
+		t[12 + e] = _mm512_shuffle_f32x4(p1, p3, 0xDD);
+	}
+	for (int i = 0; i < 16; i++)
+		r[i] = t[i];
+}
+
+/* Input transform of a block, rows contiguous (xps == 1). Channel by
+ * channel, then the block's lane groups left to right, so that the reads
+ * stream along ah rows at a time. */
+__attribute__((target("avx512f"))) static inline void
+rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
+                       const float *x, /* channel 0 of the group, input layout */
+                       int tb0, int nt, /* the block's tiles */
+                       float *v) /* V of the block: (xi, c, t) at v[(xi*cg + c)*tb + t - tb0] */
+{
+	__m512 d[64], t[64], r[64], u[8];
+	__m512i didx[4];
+	__mmask16 cm[8][8]; /* [j][q]: lanes of window vector q of column j inside the row */
+	const int ah = pl->ah, aw = pl->aw, dn = pl->dn;
+	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	for (int k = 0; k < dn; k++)
+		didx[k] = _mm512_loadu_si512(pl->didx[k]);
+	for (int c = 0; c < pl->cg; c++) {
+		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
+		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
+			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
+			nl = pl->tw - tx0 < 16 ? pl->tw - tx0 : 16;
+			nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+			const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
+			const __mmask16 vm = (__mmask16)(nl >= 16 ? 0xFFFF : (1u << nl) - 1u);
+			for (int j = 0; j < aw; j++)
+				for (int q = 0; q < pl->nwin; q++)
+					cm[j][q] = _mm512_cmplt_epu32_mask(
+						_mm512_add_epi32(iota, _mm512_set1_epi32(xs + j + 16 * q)),
+						_mm512_set1_epi32(pl->W));
+			for (int i = 0; i < ah; i++) {
+				const int iy = ys + i;
+				if (iy < 0 || iy >= pl->H) {
+					for (int j = 0; j < aw; j++)
+						d[i * aw + j] = _mm512_setzero_ps();
+					continue;
+				}
+				/* the row segment from column xs (masked loads skip
+				 * columns outside the row, so padding reads zeros) */
+				const float *row = xc + (ptrdiff_t)iy * pl->xrs + xs;
+				/* the next channel's segment, needed a channel from now:
+				 * ah rows of many channels are too many streams for the
+				 * hardware prefetcher */
+				if (c + 1 < pl->cg)
+					for (int q = 0; q <= pl->nwin; q++)
+						_mm_prefetch((const char *)(row + pl->xcs + 16 * q), _MM_HINT_T0);
+				for (int j = 0; j < aw; j++) {
+					if (dn == 0) {
+						d[i * aw + j] = _mm512_maskz_loadu_ps(cm[j][0], row + j);
+						continue;
+					}
+					for (int q = 0; q < pl->nwin; q++)
+						u[q] = _mm512_maskz_loadu_ps(cm[j][q], row + j + 16 * q);
+					__m512 e = _mm512_permutex2var_ps(u[pl->dwin[0]], didx[0], u[pl->dwin[0] + 1]);
+					for (int k = 1; k < dn; k++)
+						e = _mm512_mask_blend_ps((__mmask16)pl->dmask[k], e,
+						                         _mm512_permutex2var_ps(u[pl->dwin[k]], didx[k],
+						                                                u[pl->dwin[k] + 1]));
+					d[i * aw + j] = e;
+				}
+			}
+			rt_wino_bt_avx512(pl, d, t, r);
+			for (int e = 0; e < ah * aw; e++)
+				_mm512_mask_storeu_ps(v + ((size_t)e * pl->cg + c) * pl->tb + (t0 - tb0), vm, r[e]);
+		}
+	}
+}
+
+/* Input transform, channels contiguous (xcs == 1): lanes = channels, then
+ * transposed into V through the stage. */
+__attribute__((target("avx512f"))) static inline void
+rt_wino_in_pix_avx512(const struct rt_wino_plan *pl,
+                      const float *x, /* channel 0 of the group, input layout */
+                      int ty, int tx0, int nl,
+                      float *v,  /* V at the lane group: (xi, c, l) at v[(xi*cg + c)*tb + l] */
+                      float *st) /* stage: [ah*aw][16 tiles][16 channels] */
+{
+	__m512 d[64], t[64], r[64];
+	const int ah = pl->ah, aw = pl->aw, nxi = ah * aw;
+	const int ys = ty * pl->mh - pl->padT;
+	const __mmask16 vm = (__mmask16)(nl >= 16 ? 0xFFFF : (1u << nl) - 1u);
+	for (int c0 = 0; c0 < pl->cg; c0 += 16) {
+		const int nc = pl->cg - c0 < 16 ? pl->cg - c0 : 16;
+		const __mmask16 cmk = (__mmask16)(nc >= 16 ? 0xFFFF : (1u << nc) - 1u);
+		for (int l = 0; l < nl; l++) {
+			const int xs = (tx0 + l) * pl->mw - pl->padL;
+			for (int i = 0; i < ah; i++)
+				for (int j = 0; j < aw; j++) {
+					const int iy = ys + i, ix = xs + j;
+					d[i * aw + j] =
+						iy >= 0 && iy < pl->H && ix >= 0 && ix < pl->W ?
+						_mm512_maskz_loadu_ps(cmk, x + (size_t)iy * pl->xrs +
+						                               (size_t)ix * pl->xps + c0) :
+						_mm512_setzero_ps();
+				}
+			rt_wino_bt_avx512(pl, d, t, r);
+			for (int e = 0; e < nxi; e++)
+				_mm512_storeu_ps(st + ((size_t)e * 16 + l) * 16, r[e]);
+		}
+		for (int e = 0; e < nxi; e++) {
+			for (int l = 0; l < 16; l++)
+				r[l] = l < nl ? _mm512_loadu_ps(st + ((size_t)e * 16 + l) * 16) : _mm512_setzero_ps();
+			rt_wino_tr16_avx512(r);
+			for (int k = 0; k < nc; k++)
+				_mm512_mask_storeu_ps(v + ((size_t)e * pl->cg + c0 + k) * pl->tb, vm, r[k]);
+		}
+	}
+}
+
+/* Output transform, rows contiguous (yps == 1). */
+__attribute__((target("avx512f"))) static inline void
+rt_wino_out_rows_avx512(const struct rt_wino_plan *pl,
+                        const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                        const float *bias, /* [mg] or NULL */
+                        float *y, /* channel 0 of the group, output layout */
+                        int ty, int tx0, int nl)
+{
+	__m512 s[64], u[64], o[64];
+	__m512i iidx[8][4];
+	const int ah = pl->ah, aw = pl->aw, mh = pl->mh, mw = pl->mw, np = (mw + 1) / 2;
+	const int oy = ty * mh, ox = tx0 * mw;
+	/* valid elements of each output row segment: nl tiles, clipped at oW */
+	const int nv = nl * mw < pl->oW - ox ? nl * mw : pl->oW - ox;
+	__mmask16 qm[8];
+	for (int q = 0; q < mw; q++) {
+		const int left = nv - 16 * q;
+		qm[q] = (__mmask16)(left >= 16 ? 0xFFFF : left <= 0 ? 0 : (1u << left) - 1u);
+		for (int k = 0; k < np; k++)
+			iidx[q][k] = _mm512_loadu_si512(pl->iidx[q][k]);
+	}
+	for (int m = 0; m < pl->mg; m++) {
+		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
+		for (int e = 0; e < ah * aw; e++)
+			s[e] = _mm512_loadu_ps(mb + ((size_t)e * pl->mg + m) * pl->tb);
+		rt_wino_at_avx512(pl, s, u, _mm512_set1_ps(bias ? bias[m] : 0.0f), o);
+		for (int i = 0; i < mh && oy + i < pl->oH; i++) {
+			float *row = ym + (size_t)(oy + i) * pl->yrs + ox; /* the tiles' row segment */
+			const __m512 *oi = o + i * mw;                    /* [mw] columns, lanes = tiles */
+			if (mw == 1) {
+				_mm512_mask_storeu_ps(row, qm[0], oi[0]);
+				continue;
+			}
+			for (int q = 0; q < mw; q++) {
+				__m512 e = _mm512_permutex2var_ps(oi[0], iidx[q][0], oi[1]);
+				for (int k = 1; k < np; k++)
+					e = _mm512_mask_blend_ps((__mmask16)pl->imask[q][k], e,
+					                         _mm512_permutex2var_ps(oi[2 * k], iidx[q][k],
+					                                                oi[2 * k + 1 < mw ? 2 * k + 1 : 2 * k]));
+				_mm512_mask_storeu_ps(row + 16 * q, qm[q], e);
+			}
+		}
+	}
+}
+
+/* Output transform, channels contiguous (ycs == 1): M is transposed into the
+ * stage (lanes = channels), then each tile is transformed and stored. */
+__attribute__((target("avx512f"))) static inline void
+rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
+                       const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                       const float *bias, /* [mg] or NULL */
+                       float *y,  /* channel 0 of the group, output layout */
+                       int ty, int tx0, int nl,
+                       float *st) /* stage: [ah*aw][16 tiles][16 channels] */
+{
+	__m512 s[64], u[64], o[64];
+	const int ah = pl->ah, aw = pl->aw, nxi = ah * aw, mh = pl->mh, mw = pl->mw;
+	const int oy = ty * mh;
+	for (int m0 = 0; m0 < pl->mg; m0 += 16) {
+		const int nm = pl->mg - m0 < 16 ? pl->mg - m0 : 16;
+		const __mmask16 mmk = (__mmask16)(nm >= 16 ? 0xFFFF : (1u << nm) - 1u);
+		const __m512 bv = bias ? _mm512_maskz_loadu_ps(mmk, bias + m0) : _mm512_setzero_ps();
+		for (int e = 0; e < nxi; e++) {
+			for (int k = 0; k < 16; k++)
+				s[k] = k < nm ? _mm512_loadu_ps(mb + ((size_t)e * pl->mg + m0 + k) * pl->tb) :
+				                _mm512_setzero_ps();
+			rt_wino_tr16_avx512(s);
+			for (int l = 0; l < nl; l++)
+				_mm512_storeu_ps(st + ((size_t)e * 16 + l) * 16, s[l]);
+		}
+		for (int l = 0; l < nl; l++) {
+			const int ox = (tx0 + l) * mw;
+			for (int e = 0; e < nxi; e++)
+				s[e] = _mm512_loadu_ps(st + ((size_t)e * 16 + l) * 16);
+			rt_wino_at_avx512(pl, s, u, bv, o);
+			for (int i = 0; i < mh && oy + i < pl->oH; i++)
+				for (int j = 0; j < mw && ox + j < pl->oW; j++)
+					_mm512_mask_storeu_ps(y + (size_t)(oy + i) * pl->yrs + (size_t)(ox + j) * pl->yps + m0,
+					                      mmk, o[i * mw + j]);
+		}
+	}
+}
+
+#endif
+
+/* ---- the primitive -------------------------------------------------------- */
+
+RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
+                                 const float *x, /* [N] images C x H x W, layout variant/1000 */
+                                 const float *w, /* U: [group][ah*aw][packed M/group x C/group] */
+                                 const float *b, /* [M] or NULL */
+                                 float *y,       /* out: [N] images M x oH x oW, layout variant/100%10 */
+                                 float *ws)      /* V [ah*aw][C/group][tb], M [ah*aw][M/group][tb],
+                                                    stage [ah*aw][256], the GEMM's workspace */
+{
+	struct rt_wino_plan pl;
+	const float *bth, *ath, *btw, *atw;
+	pl.hid = variant / 10 % 10;
+	pl.wid = variant % 10;
+	rt_wino_1d(pl.hid, &pl.mh, &pl.ah, &bth, &ath);
+	rt_wino_1d(pl.wid, &pl.mw, &pl.aw, &btw, &atw);
+	rt_wino_sparse(pl.ah, pl.ah, bth, &pl.bh);
+	rt_wino_sparse(pl.aw, pl.aw, btw, &pl.bw);
+	rt_wino_sparse(pl.mh, pl.ah, ath, &pl.oh);
+	rt_wino_sparse(pl.mw, pl.aw, atw, &pl.ow);
+	rt_wino_lane_tables(&pl);
+	const int nxi = pl.ah * pl.aw;
+	const int th = (p->oH + pl.mh - 1) / pl.mh;
+	pl.tw = (p->oW + pl.mw - 1) / pl.mw;
+	const int tiles = th * pl.tw;
+	pl.cg = p->C / p->group;
+	pl.mg = p->M / p->group;
+	int nominal;
+	pl.tb = rt_wino_tile_block(tiles, &nominal);
+	pl.H = p->H;
+	pl.W = p->W;
+	pl.oH = p->oH;
+	pl.oW = p->oW;
+	pl.padT = p->padT;
+	pl.padL = p->padL;
+	rt_wino_strides(variant / 1000, p->C, p->H, p->W, &pl.xcs, &pl.xrs, &pl.xps);
+	rt_wino_strides(variant / 100 % 10, p->M, p->oH, p->oW, &pl.ycs, &pl.yrs, &pl.yps);
+	pl.act = p->act;
+	pl.alpha = p->alpha;
+	pl.beta = p->beta;
+
+	const size_t xsize = (size_t)p->C * p->H * p->W, ysize = (size_t)p->M * p->oH * p->oW;
+	const int mr = RT_SGEMM_MR(p->isa);
+	const size_t upanel = (size_t)((pl.mg + mr - 1) / mr) * mr * pl.cg; /* one packed U[xi] */
+	float *vb = ws;                                  /* V: [nxi][cg][tb] */
+	float *mb = vb + (size_t)nxi * pl.cg * pl.tb;    /* M: [nxi][mg][tb] */
+	float *st = mb + (size_t)nxi * pl.mg * pl.tb;    /* stage: [nxi][16][16] */
+	float *gws = st + (size_t)nxi * 256;             /* rt_sgemm's workspace */
+	int lanes = 4;
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+	if (p->isa == RT_SGEMM_ISA_AVX512)
+		lanes = 16;
+#endif
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+	if (p->isa == RT_SGEMM_ISA_AVX2)
+		lanes = 8;
+#endif
+	(void)st;
+
+	for (int n = 0; n < p->N; n++)
+		for (int g = 0; g < p->group; g++) {
+			const float *xg = x + n * xsize + (size_t)g * pl.cg * pl.xcs; /* group's channel 0 */
+			float *yg = y + n * ysize + (size_t)g * pl.mg * pl.ycs;
+			const float *bg = b ? b + g * pl.mg : NULL;            /* [mg] or NULL */
+			const float *ug = w + (size_t)g * nxi * upanel;         /* [nxi][packed] */
+			for (int tb0 = 0, nt; tb0 < tiles; tb0 += nt) {
+				nt = tiles - tb0 < nominal ? tiles - tb0 : nominal;
+				if (tiles - tb0 - nt < nominal / 2)
+					nt = tiles - tb0; /* the tail joins this block */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+				if (lanes == 16 && pl.xps == 1)
+					rt_wino_in_rows_avx512(&pl, xg, tb0, nt, vb);
+				else
+#endif
+				/* lane groups: up to `lanes` tiles of one tile row */
+				for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
+					const int ty = t0 / pl.tw, tx0 = t0 % pl.tw;
+					nl = pl.tw - tx0 < lanes ? pl.tw - tx0 : lanes;
+					nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+					float *vl = vb + (t0 - tb0); /* the lane group's columns of V */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+					if (lanes == 16) {
+						rt_wino_in_pix_avx512(&pl, xg, ty, tx0, nl, vl, st);
+						continue;
+					}
+#endif
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+					if (lanes == 8) {
+						rt_wino_in_avx2(&pl, xg, ty, tx0, nl, vl);
+						continue;
+					}
+#endif
+					rt_wino_in_c(&pl, xg, ty, tx0, nl, vl);
+				}
+				for (int xi = 0; xi < nxi; xi++)
+					rt_sgemm(p->isa, pl.mg, nt, pl.cg, NULL, 0, 0, ug + (size_t)xi * upanel,
+					         vb + (size_t)xi * pl.cg * pl.tb, (size_t)pl.tb, 1,
+					         mb + (size_t)xi * pl.mg * pl.tb, (size_t)pl.tb, 0, gws);
+				for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
+					const int ty = t0 / pl.tw, tx0 = t0 % pl.tw;
+					nl = pl.tw - tx0 < lanes ? pl.tw - tx0 : lanes;
+					nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+					const float *ml = mb + (t0 - tb0); /* the lane group's columns of M */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+					if (lanes == 16) {
+						if (pl.yps == 1)
+							rt_wino_out_rows_avx512(&pl, ml, bg, yg, ty, tx0, nl);
+						else
+							rt_wino_out_pix_avx512(&pl, ml, bg, yg, ty, tx0, nl, st);
+						continue;
+					}
+#endif
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+					if (lanes == 8) {
+						rt_wino_out_avx2(&pl, ml, bg, yg, ty, tx0, nl);
+						continue;
+					}
+#endif
+					rt_wino_out_c(&pl, ml, bg, yg, ty, tx0, nl);
+				}
+			}
+		}
+}
