@@ -18,7 +18,9 @@ libdnncc_rt_a_SOURCES += runtime/primitives.h runtime/primitives.def runtime/tra
 	runtime/fam_winograd.def runtime/fam_fft.def runtime/fam_depthwise.def
 
 # dnncc's blocked SGEMM (sgemm.h): driver, A packing, host detection and one
-# micro-kernel per ISA. Not in units.def yet.
+# micro-kernel per ISA. Generated code gets sgemm.h, the target's kernel and
+# sgemm.c through the units that list "sgemm.c" in units.def; sgemm_pack.c and
+# sgemm_host.c are for dnncc and the tests only.
 RT_SGEMM_SRCS = runtime/sgemm.h runtime/sgemm.c runtime/sgemm_pack.c runtime/sgemm_host.c \
 	runtime/sgemm_c.c runtime/sgemm_avx2.c runtime/sgemm_avx512.c runtime/sgemm_neon.c
 libdnncc_rt_a_SOURCES += $(RT_SGEMM_SRCS)

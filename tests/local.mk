@@ -98,7 +98,7 @@ endif
 TESTS += tests/caffe/run.sh
 dist_noinst_SCRIPTS += tests/caffe/run.sh tests/caffe/equiv.py samples/caffe/nets.py
 EXTRA_DIST += tests/caffe/driver.c samples/caffe/alexnet.prototxt \
-	samples/caffe/googlenet.prototxt samples/caffe/vgg16.prototxt
+	samples/caffe/googlenet.prototxt samples/caffe/vgg16.prototxt samples/caffe/README.md
 clean-local: clean-caffe-tests
 clean-caffe-tests:
 	rm -rf tests/caffe/out

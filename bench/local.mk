@@ -1,0 +1,16 @@
+# bench/: benchmark programs, built and run by `make bench` (never by make
+# check: benchmarks are programs, not timed tests). bench/gemm compares dnncc's
+# SGEMM with OpenBLAS (Debian's libopenblas-dev), single-threaded.
+# Built only on demand; later benchmarks append with +=.
+EXTRA_PROGRAMS = bench/gemm
+bench_gemm_SOURCES = bench/gemm.c
+bench_gemm_LDADD = libdnncc_rt.a -lopenblas -lm
+CLEANFILES += bench/gemm$(EXEEXT)
+
+# Other benchmarks add themselves as prerequisites of `bench`.
+.PHONY: bench bench-gemm
+bench: bench-gemm
+# The machines this project runs on set OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE,
+# which halve OpenBLAS's speed; the comparison runs without them.
+bench-gemm: bench/gemm$(EXEEXT)
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 ./bench/gemm$(EXEEXT) $(BENCH_GEMM_FLAGS)
