@@ -1636,7 +1636,9 @@ static int plan_runtime(struct plan *p)
 	}
 	if (p->uses_sgemm)
 		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm.h");
-	if (p->uses_sgemm == 2) {
+	if (p->uses_sgemm == 2 && p->opt->blas_openblas) {
+		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm_cblas.c");
+	} else if (p->uses_sgemm == 2) {
 		p->rt_files[p->n_rt_files++] = find_source(p, sgemm_kernel_files[p->opt->isa]);
 		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm.c");
 	}
@@ -1856,8 +1858,12 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_line(e, " * arena:        %zu bytes of activations", p->uses_arena ? g->arena_size : 0);
 	emit_line(e, " * layers:       %d functions for %d nodes", n_fn, p->n_layers);
 	emit_line(e, " *");
-	emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with -lm. */",
-	          cmt(p, p->base));
+	if (p->uses_sgemm == 2 && p->opt->blas_openblas)
+		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with "
+		          "-lopenblas -lm. */", cmt(p, p->base));
+	else
+		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with -lm. */",
+		          cmt(p, p->base));
 	emit_line(e, "#include \"%s.h\"", p->base);
 	emit_blank(e);
 	emit_line(e, "#include <math.h>");

@@ -32,6 +32,8 @@
 	"  --force-primitive NODE=PRIMITIVE   use this primitive for this Conv node\n"    \
 	"  --target T             host (default) | c99 | x86-64-v3 | x86-64-v4 | armv8\n" \
 	"                         | cortex-m\n"                                        \
+	"  --blas B               own (default: dnncc's SGEMM) | openblas (cblas_sgemm;\n" \
+	"                         link the generated code with -lopenblas)\n"           \
 	"  --list-primitives      print the convolution primitives and exit\n"         \
 	"  --list-transforms      print the layout transforms (DT graph edges) and exit\n" \
 	"  --report               print per-layer choices and the memory plan\n"        \
@@ -302,6 +304,14 @@ int main(int argc, char **argv)
 			if (target_isa(opt.target) < 0) {
 				fprintf(stderr, "dnncc: --target %s: expected host, c99, x86-64-v3, "
 				        "x86-64-v4, armv8 or cortex-m\n", opt.target);
+				return 2;
+			}
+		} else if (strcmp(a, "--blas") == 0) {
+			i++;
+			if (strcmp(val, "openblas") == 0)
+				opt.blas_openblas = 1;
+			else if (strcmp(val, "own") != 0) {
+				fprintf(stderr, "dnncc: --blas %s: expected own (default) or openblas\n", val);
 				return 2;
 			}
 		} else if (strcmp(a, "--force-primitive") == 0) {

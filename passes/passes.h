@@ -42,6 +42,7 @@ struct options {
 	} *force;                      /* --force-primitive NODE=NAME */
 	int isa;                       /* GEMM micro-kernel of the target (RT_SGEMM_ISA_*) */
 	const char *target;            /* --target, for the generated header */
+	int blas_openblas;             /* --blas openblas: GEMMs call cblas_sgemm */
 };
 
 /* ---- infer_shapes.c ---------------------------------------------------------

@@ -103,3 +103,7 @@ clean-local: clean-caffe-tests
 clean-caffe-tests:
 	rm -rf tests/caffe/out
 .PHONY: clean-caffe-tests
+
+# --blas openblas end to end (skipped without OpenBLAS).
+TESTS += tests/blas_openblas.sh
+dist_noinst_SCRIPTS += tests/blas_openblas.sh
