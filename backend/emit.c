@@ -1624,6 +1624,22 @@ static const struct embedded_file *find_source(struct plan *p, const char *file)
 static int plan_runtime(struct plan *p)
 {
 	p->rt_files[p->n_rt_files++] = find_source(p, "rt_types.h");
+	/* Units a used unit depends on are used too (they come earlier in
+	 * units.def, so they are copied first); the GEMM is handled below. */
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (int u = 0; u < RT_UNIT_COUNT_; u++) {
+			if (!p->unit_used[u])
+				continue;
+			for (int v = 0; v < RT_UNIT_COUNT_; v++) {
+				const char *hit = strstr(rt_unit_deps[u], rt_unit_files[v]);
+				size_t len = strlen(rt_unit_files[v]);
+				if (!p->unit_used[v] && hit && (hit[len] == ' ' || hit[len] == '\0') &&
+				    (hit == rt_unit_deps[u] || hit[-1] == ' '))
+					p->unit_used[v] = changed = 1;
+			}
+		}
+	}
 	/* The GEMM comes before the units calling it: sgemm.h, then the target's
 	 * micro-kernel and the driver when any unit calls rt_sgemm. */
 	for (int u = 0; u < RT_UNIT_COUNT_; u++) {
