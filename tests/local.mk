@@ -60,7 +60,7 @@ tests_conformance_CPPFLAGS = $(AM_CPPFLAGS) $(PROTOBUF_C_CFLAGS) \
 tests_conformance_LDADD = $(DNNCC_LIBS)
 tests/conformance-conformance.$(OBJEXT): frontend/onnx.pb-c.h
 EXTRA_DIST += tests/harness.c tests/conformance_refused.txt
-dist_noinst_SCRIPTS += tests/e2e/run.sh tests/e2e/export_models.py
+dist_noinst_SCRIPTS += tests/e2e/run.sh tests/e2e/export_models.py tests/e2e/compare.py
 TESTS += tests/e2e/run.sh
 AM_TESTS_ENVIRONMENT += ONNX_TESTDATA='$(ONNX_TESTDATA)'; DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)'; \
 	DNNCC_SRCDIR='$(abs_top_srcdir)'; DNNCC_BUILDDIR='$(abs_top_builddir)'; CC='$(CC)'; \

@@ -31,6 +31,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRCDIR, "samples", "caffe"))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import nets  # noqa: E402
 
 
