@@ -1395,6 +1395,11 @@ static void plan_weights(struct plan *p)
 		p->consts[p->n_consts++] = g->tensors[i];
 	}
 	p->weights_bytes = off;
+	/* x86-64 and Arm code models address static data within +-2 GiB */
+	if (off > ((size_t)1 << 31) - 4096)
+		diag_error(p->d, NULL, "the weights take %zu bytes after packing, more than the 2 GiB "
+		           "generated code can address statically (a strategy with smaller packed "
+		           "weights, e.g. without fft, may fit)", off);
 	p->mode = p->opt->weights;
 	if (p->mode == WEIGHTS_AUTO)
 		p->mode = off <= CARRAY_MAX_BYTES ? WEIGHTS_CARRAY : WEIGHTS_EMBED;

@@ -108,6 +108,10 @@ int prep_fft_applies(const struct rt_conv2d *p, int variant)
 	if (!prep_applies_any(p, variant) || !prep_is_dilation1(p) || p->oH <= 0 || p->oW <= 0 ||
 	    p->sH < 1 || p->sW < 1)
 		return 0;
+	/* a 1x1 kernel is a pointwise product already: the transforms only add
+	 * work, and the spectra would be H*W times the weights */
+	if (p->kH * p->kW == 1)
+		return 0;
 	/* sizes first (the plan's products could overflow int otherwise) */
 	if ((double)((p->oH - 1) * p->sH + p->kH) * ((p->oW - 1) * p->sW + p->kW) > lim)
 		return 0;
