@@ -19,11 +19,13 @@
  * (i, j) at yb[(i*oW + j)*ys]. HWC is one view with xs = C, ys = M; a
  * blocked image is one view per block of B channels with xs = ys = B.
  *
- * Output pixels whose whole window lies inside the input (the interior) are
- * computed 8 at a time: 8 accumulators, one weight load and 8 input loads
- * per tap, any kernel, stride and dilation. The 8 pixels are taken in raster
- * order across row ends, so narrow planes (7x7) keep all 8 accumulators
- * busy. Border pixels go one at a time, skipping taps outside the input.
+ * Output pixels are grouped into rectangles whose pixels share one window
+ * of taps inside the input (the interior, each border row and column, the
+ * corners), so no tile tests bounds. A rectangle is computed 8 pixels at a
+ * time (4 or 1 for a short rest): 8 accumulators, one weight load and 8
+ * input loads per tap, any kernel, stride and dilation. The 8 pixels are
+ * taken in raster order across row ends, so narrow planes (7x7) keep all 8
+ * accumulators busy.
  * Variants:
  *   0   HWC, any kernel, stride, dilation, multiplier.
  *   1   HWC, 3x3 stride 1 fast path: interior rows in strips of 8 (AVX-512)
@@ -131,15 +133,6 @@ rt_dw_cv_st_z_(const struct rt_conv2d *p, float *y, int full, __mmask16 ko, int 
 		_mm512_mask_storeu_ps(y, ko, v);
 }
 
-/* acc + x0*w0 + x1*w1 + x2*w2 */
-static inline __attribute__((always_inline, target("avx512f"))) __m512
-rt_dw_cv_fma3_z_(__m512 acc, __m512 x0, __m512 x1, __m512 x2, __m512 w0, __m512 w1, __m512 w2)
-{
-	acc = _mm512_fmadd_ps(x0, w0, acc);
-	acc = _mm512_fmadd_ps(x1, w1, acc);
-	return _mm512_fmadd_ps(x2, w2, acc);
-}
-
 /* One vector of channels of np <= R pixels (R = 8, 4 or 1, a constant after
  * inlining) that share a window of nu x nv taps inside the input.
  *   xp[r]: pixel r's first tap at the slot's first channel (pixels past np
@@ -192,28 +185,45 @@ rt_dw_cv_3x3s1_z_(const struct rt_conv2d *p, int perm, __m512i idx, int xs, int 
 	__m512 a0 = vb, a1 = vb, a2 = vb, a3 = vb, a4 = vb, a5 = vb, a6 = vb, a7 = vb;
 	for (int u = 0; u < 3; u++) {
 		const float *r = x + (size_t)u * p->W * xs; /* input row of tap row u */
-		const float *r3 = r + 3 * (size_t)xs, *r6 = r + 6 * (size_t)xs;
 		const __m512 w0 = _mm512_loadu_ps(wq + (size_t)(3 * u) * Mp);
 		const __m512 w1 = _mm512_loadu_ps(wq + (size_t)(3 * u + 1) * Mp);
 		const __m512 w2 = _mm512_loadu_ps(wq + (size_t)(3 * u + 2) * Mp);
-		const __m512 c0 = rt_dw_cv_ld_z_(perm, idx, kc, r);
-		const __m512 c1 = rt_dw_cv_ld_z_(perm, idx, kc, r + xs);
-		const __m512 c2 = rt_dw_cv_ld_z_(perm, idx, kc, r + 2 * (size_t)xs);
-		const __m512 c3 = rt_dw_cv_ld_z_(perm, idx, kc, r3);
-		const __m512 c4 = rt_dw_cv_ld_z_(perm, idx, kc, r3 + xs);
-		const __m512 c5 = rt_dw_cv_ld_z_(perm, idx, kc, r3 + 2 * (size_t)xs);
-		const __m512 c6 = rt_dw_cv_ld_z_(perm, idx, kc, r6);
-		const __m512 c7 = rt_dw_cv_ld_z_(perm, idx, kc, r6 + xs);
-		const __m512 c8 = rt_dw_cv_ld_z_(perm, idx, kc, r6 + 2 * (size_t)xs);
-		const __m512 c9 = rt_dw_cv_ld_z_(perm, idx, kc, r6 + 3 * (size_t)xs);
-		a0 = rt_dw_cv_fma3_z_(a0, c0, c1, c2, w0, w1, w2);
-		a1 = rt_dw_cv_fma3_z_(a1, c1, c2, c3, w0, w1, w2);
-		a2 = rt_dw_cv_fma3_z_(a2, c2, c3, c4, w0, w1, w2);
-		a3 = rt_dw_cv_fma3_z_(a3, c3, c4, c5, w0, w1, w2);
-		a4 = rt_dw_cv_fma3_z_(a4, c4, c5, c6, w0, w1, w2);
-		a5 = rt_dw_cv_fma3_z_(a5, c5, c6, c7, w0, w1, w2);
-		a6 = rt_dw_cv_fma3_z_(a6, c6, c7, c8, w0, w1, w2);
-		a7 = rt_dw_cv_fma3_z_(a7, c7, c8, c9, w0, w1, w2);
+		__m512 c;
+		/* input column k feeds pixel k with tap 0, k - 1 with tap 1, k - 2 with tap 2 */
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r);
+		a0 = _mm512_fmadd_ps(c, w0, a0);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + xs);
+		a0 = _mm512_fmadd_ps(c, w1, a0);
+		a1 = _mm512_fmadd_ps(c, w0, a1);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 2 * (size_t)xs);
+		a0 = _mm512_fmadd_ps(c, w2, a0);
+		a1 = _mm512_fmadd_ps(c, w1, a1);
+		a2 = _mm512_fmadd_ps(c, w0, a2);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 3 * (size_t)xs);
+		a1 = _mm512_fmadd_ps(c, w2, a1);
+		a2 = _mm512_fmadd_ps(c, w1, a2);
+		a3 = _mm512_fmadd_ps(c, w0, a3);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 4 * (size_t)xs);
+		a2 = _mm512_fmadd_ps(c, w2, a2);
+		a3 = _mm512_fmadd_ps(c, w1, a3);
+		a4 = _mm512_fmadd_ps(c, w0, a4);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 5 * (size_t)xs);
+		a3 = _mm512_fmadd_ps(c, w2, a3);
+		a4 = _mm512_fmadd_ps(c, w1, a4);
+		a5 = _mm512_fmadd_ps(c, w0, a5);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 6 * (size_t)xs);
+		a4 = _mm512_fmadd_ps(c, w2, a4);
+		a5 = _mm512_fmadd_ps(c, w1, a5);
+		a6 = _mm512_fmadd_ps(c, w0, a6);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 7 * (size_t)xs);
+		a5 = _mm512_fmadd_ps(c, w2, a5);
+		a6 = _mm512_fmadd_ps(c, w1, a6);
+		a7 = _mm512_fmadd_ps(c, w0, a7);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 8 * (size_t)xs);
+		a6 = _mm512_fmadd_ps(c, w2, a6);
+		a7 = _mm512_fmadd_ps(c, w1, a7);
+		c = rt_dw_cv_ld_z_(perm, idx, kc, r + 9 * (size_t)xs);
+		a7 = _mm512_fmadd_ps(c, w2, a7);
 	}
 	rt_dw_cv_st_z_(p, y, full, ko, on, a0);
 	rt_dw_cv_st_z_(p, y + ys, full, ko, on, a1);
@@ -456,14 +466,6 @@ rt_dw_cv_st_y_(const struct rt_conv2d *p, float *y, int full, __m256i ko, int on
 		_mm256_maskstore_ps(y, ko, v);
 }
 
-static inline __attribute__((always_inline, target("avx2,fma"))) __m256
-rt_dw_cv_fma3_y_(__m256 acc, __m256 x0, __m256 x1, __m256 x2, __m256 w0, __m256 w1, __m256 w2)
-{
-	acc = _mm256_fmadd_ps(x0, w0, acc);
-	acc = _mm256_fmadd_ps(x1, w1, acc);
-	return _mm256_fmadd_ps(x2, w2, acc);
-}
-
 /* As rt_dw_cv_px_z_, 8 channels per vector. */
 static inline __attribute__((always_inline, target("avx2,fma"))) void
 rt_dw_cv_px_y_(int R, const struct rt_conv2d *p, int perm, __m256i idx, int xs, int Mp,
@@ -509,20 +511,29 @@ rt_dw_cv_3x3s1_y_(const struct rt_conv2d *p, int perm, __m256i idx, int xs, int 
 {
 	__m256 a0 = vb, a1 = vb, a2 = vb, a3 = vb;
 	for (int u = 0; u < 3; u++) {
-		const float *r = x + (size_t)u * p->W * xs, *r3 = r + 3 * (size_t)xs;
+		const float *r = x + (size_t)u * p->W * xs;
 		const __m256 w0 = _mm256_loadu_ps(wq + (size_t)(3 * u) * Mp);
 		const __m256 w1 = _mm256_loadu_ps(wq + (size_t)(3 * u + 1) * Mp);
 		const __m256 w2 = _mm256_loadu_ps(wq + (size_t)(3 * u + 2) * Mp);
-		const __m256 c0 = rt_dw_cv_ld_y_(perm, idx, kc, r);
-		const __m256 c1 = rt_dw_cv_ld_y_(perm, idx, kc, r + xs);
-		const __m256 c2 = rt_dw_cv_ld_y_(perm, idx, kc, r + 2 * (size_t)xs);
-		const __m256 c3 = rt_dw_cv_ld_y_(perm, idx, kc, r3);
-		const __m256 c4 = rt_dw_cv_ld_y_(perm, idx, kc, r3 + xs);
-		const __m256 c5 = rt_dw_cv_ld_y_(perm, idx, kc, r3 + 2 * (size_t)xs);
-		a0 = rt_dw_cv_fma3_y_(a0, c0, c1, c2, w0, w1, w2);
-		a1 = rt_dw_cv_fma3_y_(a1, c1, c2, c3, w0, w1, w2);
-		a2 = rt_dw_cv_fma3_y_(a2, c2, c3, c4, w0, w1, w2);
-		a3 = rt_dw_cv_fma3_y_(a3, c3, c4, c5, w0, w1, w2);
+		__m256 c;
+		c = rt_dw_cv_ld_y_(perm, idx, kc, r);
+		a0 = _mm256_fmadd_ps(c, w0, a0);
+		c = rt_dw_cv_ld_y_(perm, idx, kc, r + xs);
+		a0 = _mm256_fmadd_ps(c, w1, a0);
+		a1 = _mm256_fmadd_ps(c, w0, a1);
+		c = rt_dw_cv_ld_y_(perm, idx, kc, r + 2 * (size_t)xs);
+		a0 = _mm256_fmadd_ps(c, w2, a0);
+		a1 = _mm256_fmadd_ps(c, w1, a1);
+		a2 = _mm256_fmadd_ps(c, w0, a2);
+		c = rt_dw_cv_ld_y_(perm, idx, kc, r + 3 * (size_t)xs);
+		a1 = _mm256_fmadd_ps(c, w2, a1);
+		a2 = _mm256_fmadd_ps(c, w1, a2);
+		a3 = _mm256_fmadd_ps(c, w0, a3);
+		c = rt_dw_cv_ld_y_(perm, idx, kc, r + 4 * (size_t)xs);
+		a2 = _mm256_fmadd_ps(c, w2, a2);
+		a3 = _mm256_fmadd_ps(c, w1, a3);
+		c = rt_dw_cv_ld_y_(perm, idx, kc, r + 5 * (size_t)xs);
+		a3 = _mm256_fmadd_ps(c, w2, a3);
 	}
 	rt_dw_cv_st_y_(p, y, full, ko, on, a0);
 	rt_dw_cv_st_y_(p, y + ys, full, ko, on, a1);

@@ -244,12 +244,12 @@ rt_dw_gd_pxn_z_(int R, const struct rt_conv2d *p, const float *const *xp, float 
 
 /* One block of np pixels (see rt_dw_gd_px_z_), V vectors: picks the tile.
  * narrow: variant 1's tile (rt_dw_gd_pxn_z_) with its index vectors idx and
- * input mask kc */
+ * input mask kc. */
 static inline __attribute__((always_inline, target("avx512f"))) void
 rt_dw_gd_blk_z_(const struct rt_conv2d *p, int V, const float *const *xp, float *const *yp,
                 int np, const float *wq, int nu, int nv, int cg, int mgp, const __m512 *vb,
-                const __mmask16 *ko, const int *on, const __m512i *idx,
-				__mmask16 kc, int narrow)
+                const __mmask16 *ko, const int *on, const __m512i *idx, __mmask16 kc,
+                int narrow)
 {
 	if (narrow) {
 		if (np > 1)
@@ -284,8 +284,8 @@ rt_dw_gd_blk_z_(const struct rt_conv2d *p, int V, const float *const *xp, float 
 static inline __attribute__((always_inline, target("avx512f"))) void
 rt_dw_gd_rect_z_(const struct rt_conv2d *p, int V, const float *xg, float *yc,
                  const float *wc, int cg, int mgp, const __m512 *vb, const __mmask16 *ko,
-                 const int *on,
-				 const __m512i *idx, __mmask16 kc, int narrow, int i0, int i1, int j0, int j1)
+                 const int *on, const __m512i *idx, __mmask16 kc, int narrow, int i0, int i1,
+                 int j0, int j1)
 {
 	if (i0 >= i1 || j0 >= j1)
 		return;
@@ -327,21 +327,24 @@ rt_dw_gd_rect_z_(const struct rt_conv2d *p, int V, const float *xg, float *yc,
 static inline __attribute__((always_inline, target("avx512f"))) void
 rt_dw_gd_slot_z_(const struct rt_conv2d *p, int V, const float *xg, float *yc,
                  const float *wc, int cg, int mgp, const __m512 *vb, const __mmask16 *ko,
-                 const int *on,
-				 const __m512i *idx, __mmask16 kc, int narrow, int ia, int ib, int ja, int jb)
+                 const int *on, const __m512i *idx, __mmask16 kc, int narrow, int ia, int ib,
+                 int ja, int jb)
 {
-	rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, ia, ib, ja, jb);
+	rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, ia, ib, ja,
+	                 jb);
 	for (int j = 0; j < p->oW; j++)
 		if (j < ja || j >= jb)
-			rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, ia, ib, j, j + 1);
+			rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, ia, ib,
+			                 j, j + 1);
 	for (int i = 0; i < p->oH; i++) {
 		if (i >= ia && i < ib)
 			continue;
-		rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, i, i + 1, ja, jb);
+		rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, i, i + 1, ja,
+		                 jb);
 		for (int j = 0; j < p->oW; j++)
 			if (j < ja || j >= jb)
-				rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, i, i + 1, j,
-				                 j + 1);
+				rt_dw_gd_rect_z_(p, V, xg, yc, wc, cg, mgp, vb, ko, on, idx, kc, narrow, i,
+				                 i + 1, j, j + 1);
 	}
 }
 
@@ -392,11 +395,12 @@ rt_dw_gd_z_(const struct rt_conv2d *p, int variant, const float *x, const float 
 					const int left = mg - o0 - 16 * v;
 					on[v] = left < 0 ? 0 : left < 16 ? left : 16;
 					ko[v] = rt_dw_gd_mask_z_(on[v]);
-					vb[v] = b && on[v] ? _mm512_maskz_loadu_ps(ko[v], b + g * mg + o0 + 16 * v) : _mm512_setzero_ps();
+					vb[v] = b && on[v] ? _mm512_maskz_loadu_ps(ko[v], b + g * mg + o0 + 16 * v)
+					                   : _mm512_setzero_ps();
 				}
 				rt_dw_gd_slot_z_(p, V, xn + (size_t)g * cg, yn + (size_t)g * mg + o0,
-				                 wp + (size_t)g * kk * cg * mgp + o0, cg, mgp, vb, ko, on, NULL, 0, 0,
-				                 ia, ib, ja, jb);
+				                 wp + (size_t)g * kk * cg * mgp + o0, cg, mgp, vb, ko, on, NULL, 0,
+				                 0, ia, ib, ja, jb);
 			}
 		}
 	}
@@ -620,7 +624,8 @@ rt_dw_gd_y_(const struct rt_conv2d *p, int variant, const float *x, const float 
 					const int left = mg - o0 - 8 * v;
 					on[v] = left < 0 ? 0 : left < 8 ? left : 8;
 					ko[v] = rt_dw_gd_mask_y_(on[v]);
-					vb[v] = b && on[v] ? _mm256_maskload_ps(b + g * mg + o0 + 8 * v, ko[v]) : _mm256_setzero_ps();
+					vb[v] = b && on[v] ? _mm256_maskload_ps(b + g * mg + o0 + 8 * v, ko[v])
+					                   : _mm256_setzero_ps();
 				}
 				rt_dw_gd_slot_y_(p, V, xn + (size_t)g * cg, yn + (size_t)g * mg + o0,
 				                 wp + (size_t)g * kk * cg * mgp + o0, cg, mgp, vb, ko, on,
@@ -669,7 +674,8 @@ static inline void rt_dw_gd_c_(const struct rt_conv2d *p, int variant, const flo
 								}
 								for (int o = 0; o < mg; o++) { /* [M/16][kH][kW][Cg][16] */
 									const int go = g * mg + o;
-									yo[o] += xv * wp[((size_t)(go / 16 * kk + t) * cg + c) * 16 + go % 16];
+									const size_t at = ((size_t)(go / 16 * kk + t) * cg + c) * 16;
+									yo[o] += xv * wp[at + go % 16];
 								}
 							}
 						}

@@ -7,13 +7,11 @@
  * belongs to the other families. Grouped rows take any group > 1, depthwise
  * included. Every row takes any padding; kernel, stride and dilation as each
  * predicate says. */
-#include <string.h>
-
 #include "runtime/prep.h"
 #include "runtime/sgemm.h"
 
-/* Floats of the padded window a CHW depthwise plane reads (see
- * conv_depthwise_chw.c): Hp x Wp. */
+/* The padded window a CHW depthwise plane reads (see conv_depthwise_chw.c):
+ * Hp rows by Wp columns. */
 static int padded_rows(const struct rt_conv2d *p)
 {
 	return (p->oH - 1) * p->sH + (p->kH - 1) * p->dH + 1;
@@ -31,8 +29,8 @@ static int is_3x3_d1(const struct rt_conv2d *p)
 
 static int valid_grouping(const struct rt_conv2d *p)
 {
-	return p->group > 0 && p->C % p->group == 0 && p->M % p->group == 0 && p->oH > 0 &&
-	       p->oW > 0;
+	return p->group > 0 && p->C >= p->group && p->M >= p->group && p->C % p->group == 0 &&
+	       p->M % p->group == 0 && p->oH > 0 && p->oW > 0;
 }
 
 /* ---- depthwise on CHW ---------------------------------------------------- */
@@ -173,9 +171,9 @@ void prep_dw_ggemm_hwc_pack(const struct rt_conv2d *p, int variant,
  * whole groups whose inputs fit one vector. */
 int prep_dw_gdirect_hwc_applies(const struct rt_conv2d *p, int variant)
 {
-	const int cg = p->group > 0 ? p->C / p->group : 0, mg = p->group > 0 ? p->M / p->group : 0;
 	if (!prep_dw_group_applies(p, variant))
 		return 0;
+	const int cg = p->C / p->group, mg = p->M / p->group;
 	return variant == 0 || (mg <= 8 && 16 % mg == 0 && cg <= mg);
 }
 
@@ -212,7 +210,8 @@ void prep_dw_gdirect_hwc_pack(const struct rt_conv2d *p, int variant,
 		for (int u = 0; u < p->kH; u++)
 			for (int v = 0; v < p->kW; v++)
 				for (int c = 0; c < cg; c++)
-					for (int o = 0; o < mgp; o++)
-						*out++ = o < mg ? w[(((size_t)(g * mg + o) * cg + c) * p->kH + u) * p->kW + v]
-						                : 0.0f;
+					for (int o = 0; o < mgp; o++) {
+						const size_t m = (size_t)g * mg + o;
+						*out++ = o < mg ? w[((m * cg + c) * p->kH + u) * p->kW + v] : 0.0f;
+					}
 }
