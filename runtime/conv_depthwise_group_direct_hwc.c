@@ -638,7 +638,8 @@ rt_dw_gd_y_(const struct rt_conv2d *p, int variant, const float *x, const float 
 
 /* Portable C: every output pixel and group, y = bias, then one multiply-add
  * pass over the group's output channels per tap and input channel. Weights
- * as either variant packed them. */
+ * as either variant packed them: in variant 1 a group's Mg outputs are
+ * consecutive lanes of one 16-lane block, as Mg divides 16. */
 static inline void rt_dw_gd_c_(const struct rt_conv2d *p, int variant, const float *x,
                                const float *wp, const float *b, float *y)
 {
@@ -664,19 +665,15 @@ static inline void rt_dw_gd_c_(const struct rt_conv2d *p, int variant, const flo
 							const float *xt = xn + ((size_t)ih * p->W + iw) * p->C + (size_t)g * cg;
 							const int t = u * p->kW + v;
 							for (int c = 0; c < cg; c++) {
+								/* the group's weights for tap t, input channel c */
+								const float *restrict wc =
+									variant == 0
+										? wp + ((size_t)(g * kk + t) * cg + c) * mgp
+										: wp + ((size_t)(g * mg / 16 * kk + t) * cg + c) * 16 +
+										          g * mg % 16;
 								const float xv = xt[c];
-								if (variant == 0) { /* [group][kH][kW][Cg][Mgp] */
-									const float *restrict wc =
-										wp + ((size_t)(g * kk + t) * cg + c) * mgp;
-									for (int o = 0; o < mg; o++)
-										yo[o] += xv * wc[o];
-									continue;
-								}
-								for (int o = 0; o < mg; o++) { /* [M/16][kH][kW][Cg][16] */
-									const int go = g * mg + o;
-									const size_t at = ((size_t)(go / 16 * kk + t) * cg + c) * 16;
-									yo[o] += xv * wp[at + go % 16];
-								}
+								for (int o = 0; o < mg; o++)
+									yo[o] += xv * wc[o];
 							}
 						}
 					}
