@@ -179,6 +179,13 @@ static struct tensor *make_available(struct ctx *c, struct tensor *t, int l)
 	while (from != l) {
 		const struct rt_transform *tr = &rt_transforms[next[from][l]];
 		struct tensor *out = v->v[tr->to];
+		if (!out && tr->to == RT_L_CHW) {
+			/* The model-layout version of a tensor is the tensor itself:
+			 * graph outputs and every reader named in the model refer to
+			 * it, so the chain back to CHW must write that very tensor. */
+			out = t;
+			v->v[RT_L_CHW] = t;
+		}
 		if (!out) {
 			char name[256];
 			snprintf(name, sizeof name, "%s_%s", t->name, rt_layout_names[tr->to]);
