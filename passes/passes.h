@@ -6,6 +6,8 @@
 
 #include "ir/ir.h"
 
+struct cost_table;
+
 enum weights_mode {
 	WEIGHTS_AUTO,   /* C array for small weight sets, .incbin for large ones */
 	WEIGHTS_EMBED,  /* NAME.weights.bin, embedded with the assembler's .incbin */
@@ -43,6 +45,8 @@ struct options {
 	int isa;                       /* GEMM micro-kernel of the target (RT_SGEMM_ISA_*) */
 	const char *target;            /* --target, for the generated header */
 	int blas_openblas;             /* --blas openblas: GEMMs call cblas_sgemm */
+	const struct cost_table *costs; /* --costs / --profile: measured costs (costs.c);
+	                                   NULL: the built-in model (cost_model.c); not owned */
 };
 
 /* ---- infer_shapes.c ---------------------------------------------------------
@@ -123,6 +127,74 @@ struct rt_prim;
 struct rt_transform;
 double cost_primitive_us(const struct rt_prim *prim, const struct rt_conv2d *p);
 double cost_transform_us(const struct rt_transform *t, int N, int C, int H, int W);
+
+/* ---- costs.c ------------------------------------------------------------------
+ * What selection asks for a cost: the measured table of opt->costs where it
+ * has a row for this (primitive, layer) or (transform, shape), else the
+ * built-in model above. Microseconds for one call. */
+double costs_primitive_us(const struct options *opt, const struct rt_prim *prim,
+                          const struct rt_conv2d *p);
+double costs_transform_us(const struct options *opt, const struct rt_transform *t, int N, int C,
+                          int H, int W);
+/* Reads a cost table (the TSV that `dnncc profile` writes); NULL after
+ * reporting through d when the file is missing or malformed. */
+struct cost_table *cost_table_read(const char *path, struct diag *d);
+void cost_table_free(struct cost_table *t);
+/* A one-line description of where costs come from, for --report and the
+ * generated file's header ("built-in model", or the table's path and machine). */
+const char *costs_source(const struct options *opt);
+
+/* ---- pbqp.c -------------------------------------------------------------------
+ * Partitioned boolean quadratic programming (Scholz & Eckstein; as used for
+ * primitive selection by Anderson & Gregg, CGO 2018): choose one alternative
+ * per node minimising the sum of the chosen nodes' costs plus, for every edge
+ * (u, v), the matrix entry [choice u][choice v]. Costs may be INFINITY
+ * (forbidden). All state lives in the instance. */
+struct pbqp;
+enum pbqp_mode {
+	PBQP_HEURISTIC, /* reductions R0, RI, RII; RN (heuristic) when none applies */
+	PBQP_EXACT,     /* reductions R0, RI, RII; branch and bound instead of RN */
+	PBQP_BRUTE,     /* enumerate every assignment: the test oracle, small instances only */
+};
+struct pbqp_stats {
+	int n_r0, n_r1, n_r2, n_rn; /* reductions applied */
+	long bnb_nodes;             /* branch-and-bound search nodes (PBQP_EXACT) */
+	int optimal;                /* 1 when the answer is proven optimal (no RN was needed,
+	                               or branch and bound completed) */
+	double seconds;             /* wall time of pbqp_solve */
+};
+/* An instance of n nodes, all with 0 alternatives until pbqp_set_costs. */
+struct pbqp *pbqp_new(int n_nodes);
+void pbqp_free(struct pbqp *q);
+/* Node u's cost vector: n alternatives, costs[n] copied. */
+void pbqp_set_costs(struct pbqp *q, int u, int n, const double *costs);
+/* Adds matrix m [n_u][n_v] (row-major, rows are u's alternatives) to the edge
+ * u-v, u != v; an existing edge (either direction) accumulates. */
+void pbqp_add_edge(struct pbqp *q, int u, int v, const double *m);
+int pbqp_n_nodes(const struct pbqp *q);
+int pbqp_n_choices(const struct pbqp *q, int u);
+/* Solves; 0 on success, -1 when every assignment costs INFINITY. The
+ * instance's costs are unchanged (solving works on a copy). */
+int pbqp_solve(struct pbqp *q, enum pbqp_mode mode);
+int pbqp_choice(const struct pbqp *q, int u);  /* after pbqp_solve */
+double pbqp_objective(const struct pbqp *q);   /* after pbqp_solve */
+const struct pbqp_stats *pbqp_get_stats(const struct pbqp *q);
+/* Total cost of any assignment choice[n_nodes] (INFINITY if forbidden). */
+double pbqp_eval(const struct pbqp *q, const int *choice);
+/* The documented text format (pbqp.c's opening comment): written by
+ * --dump-pbqp, read back by the tests. pbqp_read returns NULL and fills err on
+ * a malformed file. */
+int pbqp_write(const struct pbqp *q, FILE *out);
+struct pbqp *pbqp_read(FILE *in, char *err, size_t errlen);
+
+/* ---- ilp.c --------------------------------------------------------------------
+ * The same instance as an integer linear program (one binary per alternative,
+ * one per pair of alternatives on an edge, linearised products), solved by
+ * GLPK: the cross-check of --verify-ilp. Returns 0 and fills choice[n_nodes]
+ * and *objective; 1 when infeasible; -1 with err filled when GLPK is missing
+ * (dnncc built without it) or fails. */
+int ilp_solve_pbqp(const struct pbqp *q, int *choice, double *objective, char *err,
+                   size_t errlen);
 
 /* Fills p from a canonical Conv node (shapes and attributes); 1-D convolutions
  * get H = 1. Returns -1 for anything but 1-D/2-D. Shared by select and the

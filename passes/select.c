@@ -113,7 +113,7 @@ static void nchw(const struct tensor *t, int *N, int *C, int *H, int *W)
 
 /* Cheapest chains between every pair of layouts for a tensor's shape:
  * dist[a][b] in µs, next[a][b] the transform row of the first step. */
-static void shortest_paths(const struct tensor *t, double dist[NL][NL], int next[NL][NL])
+static void shortest_paths(const struct options *opt, const struct tensor *t, double dist[NL][NL], int next[NL][NL])
 {
 	int N, C, H, W;
 	nchw(t, &N, &C, &H, &W);
@@ -124,7 +124,7 @@ static void shortest_paths(const struct tensor *t, double dist[NL][NL], int next
 		}
 	for (int i = 0; i < rt_n_transforms; i++) {
 		const struct rt_transform *tr = &rt_transforms[i];
-		double cost = cost_transform_us(tr, N, C, H, W);
+		double cost = costs_transform_us(opt, tr, N, C, H, W);
 		if (cost < dist[tr->from][tr->to]) {
 			dist[tr->from][tr->to] = cost;
 			next[tr->from][tr->to] = i;
@@ -149,7 +149,7 @@ static double availability_cost(struct ctx *c, struct tensor *t, int l)
 		return 0;
 	double dist[NL][NL];
 	int next[NL][NL];
-	shortest_paths(t, dist, next);
+	shortest_paths(c->opt, t, dist, next);
 	double best = INFINITY;
 	for (int a = 0; a < NL; a++)
 		if (v->v[a] && dist[a][l] < best)
@@ -167,7 +167,7 @@ static struct tensor *make_available(struct ctx *c, struct tensor *t, int l)
 		return v->v[l];
 	double dist[NL][NL];
 	int next[NL][NL];
-	shortest_paths(t, dist, next);
+	shortest_paths(c->opt, t, dist, next);
 	int from = -1;
 	for (int a = 0; a < NL; a++)
 		if (v->v[a] && (from < 0 || dist[a][l] < dist[from][l]))
@@ -199,7 +199,7 @@ static struct tensor *make_available(struct ctx *c, struct tensor *t, int l)
 		struct tensor *in = v->v[from];
 		struct node *n = ir_add_node(c->g, OP_LAYOUT, nname, 1, &in, 1, &out);
 		n->primitive = tr->name;
-		n->cost_us = cost_transform_us(tr, N, C, H, W);
+		n->cost_us = costs_transform_us(c->opt, tr, N, C, H, W);
 		push(c, n);
 		c->n_transforms++;
 		from = tr->to;
@@ -273,7 +273,7 @@ static int select_conv(struct ctx *c, struct node *n)
 			           "but weights '%s' are a graph input", forced, w->name);
 			return 1;
 		}
-		best_prim_cost = cost_primitive_us(best, &p);
+		best_prim_cost = costs_primitive_us(c->opt, best, &p);
 	} else {
 		for (int pass = 0; pass < 2 && !best; pass++) {
 			/* pass 1: a family strategy falls back to the baseline */
@@ -284,12 +284,12 @@ static int select_conv(struct ctx *c, struct node *n)
 					continue;
 				if (r->packed && !weights_const)
 					continue;
-				double pc = cost_primitive_us(r, &p);
+				double pc = costs_primitive_us(c->opt, r, &p);
 				double cost = pc + availability_cost(c, x, r->in);
 				if (r->out != RT_L_CHW && !only_convs_read(c->g, y)) {
 					double dist[NL][NL];
 					int next[NL][NL];
-					shortest_paths(y, dist, next);
+					shortest_paths(c->opt, y, dist, next);
 					cost += dist[r->out][RT_L_CHW];
 				}
 				if (cost < best_cost) {
