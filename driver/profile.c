@@ -550,13 +550,24 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 	fprintf(stderr, "dnncc profile: %d measured, %d from cache (%d convolution layers, %d cases)\n",
 	        n_missing, pr->n_cases - n_missing, pr->n_scenarios, pr->n_cases);
 	if (measured && *cache_file) {
-		/* the cache gains the new rows: measured first, so they win over old ones */
-		struct cost_table *merged = cost_table_new();
+		/* The cache gains the new rows: measured first, so they win over
+		 * old ones, then what the file holds now (another profile may have
+		 * added rows while this one measured), then what it held before. */
+		struct cost_table *merged = cost_table_new(), *now = NULL;
+		FILE *quiet = fopen("/dev/null", "w");
+		if (quiet && access(*cache_file, F_OK) == 0) {
+			struct diag qd;
+			diag_init(&qd, *cache_file, quiet);
+			now = cost_table_read(*cache_file, &qd);
+		}
+		if (quiet)
+			fclose(quiet);
 		fill_header(pr, merged);
-		for (size_t i = 0; i < cost_table_n_rows(measured); i++)
-			cost_table_add(merged, cost_table_row(measured, i));
-		for (size_t i = 0; i < cost_table_n_rows(cache); i++)
-			cost_table_add(merged, cost_table_row(cache, i));
+		const struct cost_table *parts[] = {measured, now, cache};
+		for (int k = 0; k < 3; k++)
+			for (size_t i = 0; i < cost_table_n_rows(parts[k]); i++)
+				cost_table_add(merged, cost_table_row(parts[k], i));
+		cost_table_free(now);
 		struct diag wd;
 		diag_init(&wd, *cache_file, d->out);
 		if (cost_table_write(merged, *cache_file, &wd))
@@ -593,6 +604,11 @@ struct cost_table *profile_costs(const struct options *opt, const struct profile
 static int emit_harness_dir(struct profile *pr, const char *dir)
 {
 	struct diag *d = pr->d;
+	if (pr->n_cases == 0) {
+		diag_error(d, NULL, "nothing to profile: the model has no convolution and no 3-D or "
+		                    "4-D activation");
+		return -1;
+	}
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		diag_error(d, NULL, "cannot create %s: %s", dir, strerror(errno));
 		return -1;
