@@ -425,6 +425,7 @@ int main(int argc, char **argv)
 		costs = costs_path ? cost_table_read(costs_path, &d) : profile_costs(&opt, &prof, &d);
 		if (!costs)
 			return 1;
+		profile_check_target(costs, costs_path ? costs_path : "the profile", &opt, &d);
 		opt.costs = costs;
 	}
 	int rc = compile(&opt);

@@ -689,3 +689,14 @@ int profile_command(const struct options *opt, const struct profile_options *po)
 	profile_free(&pr);
 	return rc || d.errors ? 1 : 0;
 }
+
+void profile_check_target(const struct cost_table *t, const char *path, const struct options *opt,
+                          struct diag *d)
+{
+	const char *isa = cost_table_header(t, COST_HDR_ISA);
+	if (isa && !strstr(isa, isa_names[opt->isa]))
+		diag_warning(d, NULL,
+		             "%s was measured for %s, but the target is %s (%s): its costs may "
+		             "rank primitives wrongly",
+		             path, isa, opt->target, isa_names[opt->isa]);
+}

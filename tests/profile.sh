@@ -11,7 +11,7 @@
 #   4. rows missing from a table fall back to the built-in model and
 #      --report counts them;
 #   5. a malformed table and --threads 2 are refused with a message and no
-#      output file;
+#      output file (and a table for another instruction set is warned about);
 #   6. --profile compiles in one step from the cache;
 #   7. --emit-harness writes a harness that builds with
 #      cc -std=c99 -Wall -Wextra -pedantic -Werror and whose output --costs
@@ -94,6 +94,18 @@ if "$DNNCC" "$model" -o "$out/partial/m.c" --costs "$out/partial.tsv" --report \
 else
 	failed "fallback counts"
 	cat "$out/partial/report"
+fi
+
+# a table measured for another instruction set is used, with a warning
+sed 's/^# isa: .*/# isa: armv8 (RT_SGEMM_ISA_NEON)/' "$out/costs.tsv" >"$out/neon.tsv"
+if "$DNNCC" "$model" -o "$out/partial/m.c" --costs "$out/neon.tsv" --target c99 \
+	2>"$out/partial/isa" &&
+	grep -q "warning: $out/neon.tsv was measured for armv8 (RT_SGEMM_ISA_NEON), but the target is c99" \
+		"$out/partial/isa"; then
+	pass "a table for another instruction set is warned about"
+else
+	failed "--costs with another --target"
+	cat "$out/partial/isa"
 fi
 
 # 5. refusals: a malformed table (line-numbered), more than one thread
