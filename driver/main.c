@@ -390,8 +390,10 @@ int main(int argc, char **argv)
 		opt.strategy = "greedy";
 	opt.isa = target_isa(opt.target);
 	if (profiling) {
-		if (!opt.model || (!opt.output && !prof.emit_harness)) {
-			fputs(DNNCC_USAGE, stderr);
+		if (!opt.model || !opt.output == !prof.emit_harness) {
+			fprintf(stderr, "dnncc profile: give a model and either -o FILE or --emit-harness "
+			                "DIR\n%s",
+			        DNNCC_USAGE);
 			return 2;
 		}
 		if (costs_path || profile_first) {
@@ -403,6 +405,11 @@ int main(int argc, char **argv)
 	}
 	if (prof.emit_harness) {
 		fprintf(stderr, "dnncc: --emit-harness is an option of dnncc profile\n");
+		return 2;
+	}
+	if (!profile_first && (prof.runs || prof.no_cache)) {
+		fprintf(stderr, "dnncc: %s measures costs: use it with --profile or dnncc profile\n",
+		        prof.runs ? "--runs" : "--no-cache");
 		return 2;
 	}
 	if (costs_path && profile_first) {
