@@ -395,6 +395,7 @@ static struct cost_table *measure(struct profile *pr, const int *which, int n, i
 	}
 	snprintf(cmd, sizeof cmd, "%s %s -DHARNESS_CFLAGS='\"%s\"' -o '%s' '%s' -lm%s", cc_command(),
 	         HARNESS_CFLAGS, HARNESS_CFLAGS, exe, src, openblas ? " -lopenblas" : "");
+	fprintf(stderr, "dnncc profile: building the harness for %d cases (%s)\n", n, cc_command());
 	if (run_shell(cmd) != 0) {
 		diag_error(d, NULL, "the profiling harness did not build (%s); the compiler's messages "
 		           "are above",
