@@ -670,6 +670,19 @@ int profile_command(const struct options *opt, const struct profile_options *po)
 	diag_init(&d, opt->model, stderr);
 	struct profile pr;
 	int rc = 1;
+	if (opt->output) {
+		/* before minutes of measuring: can the table be written there? */
+		char *dir = xstrdup(opt->output);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			slash[slash == dir] = '\0';
+		int ok = access(slash ? dir : ".", W_OK) == 0;
+		if (!ok)
+			fprintf(stderr, "%s: cannot write there: %s\n", opt->output, strerror(errno));
+		free(dir);
+		if (!ok)
+			return 1;
+	}
 	if (profile_init(&pr, opt, &d) == 0) {
 		if (po->emit_harness) {
 			rc = emit_harness_dir(&pr, po->emit_harness) != 0;
