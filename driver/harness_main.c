@@ -227,6 +227,7 @@ int main(int argc, char **argv)
 		double med, lo, hi;
 		int runs = time_case(c, max_runs, budget_us, &med, &lo, &hi, &seed);
 		printf("%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", c->kind, c->row, c->key, med, lo, hi, runs);
+		fflush(stdout); /* a crash in the next case leaves this row readable */
 		done_est += c->estimate_us;
 		progress(i + 1, done_est, total_est, now_us() - start, tty, &last_tenth);
 	}

@@ -26,6 +26,7 @@
  *    measured ones. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -365,6 +366,23 @@ static int run_shell(const char *cmd)
 	return WEXITSTATUS(st);
 }
 
+/* Removes the temporary folder and whatever the compiler left in it. */
+static void remove_dir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	while (dp && (e = readdir(dp))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (dp)
+		closedir(dp);
+	rmdir(dir);
+}
+
 /* Builds and runs the harness for cases which[n]; the measured table, or
  * NULL after reporting. */
 static struct cost_table *measure(struct profile *pr, const int *which, int n, int runs)
@@ -405,7 +423,27 @@ static struct cost_table *measure(struct profile *pr, const int *which, int n, i
 	snprintf(cmd, sizeof cmd, "'%s' --runs %d > '%s'", exe, runs, out);
 	int st = run_shell(cmd);
 	if (st != 0) {
-		diag_error(d, NULL, "the profiling harness failed (exit status %d)", st);
+		/* the harness flushes each row: the first case without one failed */
+		int done = 0;
+		FILE *o = fopen(out, "r");
+		char line[1024];
+		while (o && fgets(line, sizeof line, o))
+			done += line[0] != '#';
+		if (o)
+			fclose(o);
+		const struct pcase *c = done < n ? &pr->cases[which[done]] : NULL;
+		if (st < 0 || st > 128)
+			diag_error(d, NULL, "the profiling harness was interrupted or crashed%s%s%s%s",
+			           c ? " measuring " : "",
+			           c ? (c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name)
+			             : "",
+			           c ? " on " : "", c ? c->key : "");
+		else
+			diag_error(d, NULL, "the profiling harness failed (exit status %d)%s%s%s%s", st,
+			           c ? " measuring " : "",
+			           c ? (c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name)
+			             : "",
+			           c ? " on " : "", c ? c->key : "");
 		goto out;
 	}
 	t = cost_table_read(out, d);
@@ -416,10 +454,7 @@ static struct cost_table *measure(struct profile *pr, const int *which, int n, i
 		t = NULL;
 	}
 out:
-	unlink(out);
-	unlink(exe);
-	unlink(src);
-	rmdir(dir);
+	remove_dir(dir);
 	return t;
 }
 
