@@ -518,7 +518,8 @@ static int profile_init(struct profile *pr, const struct options *opt, struct di
 	pr->opt = opt;
 	pr->d = d;
 	cpu_model(pr->machine, sizeof pr->machine);
-	snprintf(pr->isa, sizeof pr->isa, "%s (%s)", opt->target, isa_names[opt->isa]);
+	snprintf(pr->isa, sizeof pr->isa, "%s (%s)%s", opt->target, isa_names[opt->isa],
+	         opt->blas_openblas ? " with --blas openblas" : "");
 	return find_cases(pr);
 }
 
