@@ -255,17 +255,33 @@ static size_t conv_weights(const struct rt_prim *r, const struct rt_conv2d *p)
 static int write_harness(struct profile *pr, FILE *f, const int *which, int n, int *openblas)
 {
 	const struct options *opt = pr->opt;
-	int n_prims = 0, n_xforms = 0;
-	for (int i = 0; i < n; i++)
-		pr->cases[which[i]].transform ? n_xforms++ : n_prims++;
+	int n_prims = 0, n_xforms = 0, n_layers = 0;
+	int *used = xcalloc(pr->n_scenarios ? pr->n_scenarios : 1, sizeof *used);
+	for (int i = 0; i < n; i++) {
+		const struct pcase *c = &pr->cases[which[i]];
+		if (c->transform) {
+			n_xforms++;
+		} else {
+			n_prims++;
+			n_layers += !used[c->scenario];
+			used[c->scenario] = 1;
+		}
+	}
+	/* the model's path, safe inside a comment */
+	char model[512];
+	snprintf(model, sizeof model, "%s", opt->model);
+	for (char *m = model; *m; m++)
+		if ((m[0] == '*' && m[1] == '/') || (unsigned char)*m < 0x20)
+			*m = '?';
 	fprintf(f,
 	        "/* harness.c - dnncc %s profiling harness for %s, target %s; generated, do not "
 	        "edit.\n"
 	        " *\n"
-	        " * Times %d primitive runs on %d convolution layers and %d layout transforms,\n"
-	        " * single-threaded, and prints a dnncc cost table (format: dnncc's\n"
-	        " * passes/costs.c) on standard output; progress goes to standard error.\n"
-	        " * Weights and inputs are random: values do not change a kernel's time.\n"
+	        " * Times %d (primitive, layer) pairs on %d convolution layers and %d\n"
+	        " * (layout transform, shape) pairs, single-threaded, and prints a dnncc\n"
+	        " * cost table (format: dnncc's passes/costs.c) on standard output;\n"
+	        " * progress goes to standard error. Weights and inputs are random:\n"
+	        " * values do not change how long a kernel runs.\n"
 	        " *\n"
 	        " * Build: cc -std=c99 -O2 -DHARNESS_CFLAGS='\"-std=c99 -O2\"' -o harness "
 	        "harness.c -lm%s\n"
@@ -274,7 +290,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	        "#define _POSIX_C_SOURCE 200112L\n"
 	        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
 	        "#include <time.h>\n#include <unistd.h>\n\n",
-	        PACKAGE_VERSION, opt->model, opt->target, n_prims, pr->n_scenarios, n_xforms,
+	        PACKAGE_VERSION, model, opt->target, n_prims, n_layers, n_xforms,
 	        opt->blas_openblas ? " -lopenblas" : "");
 	/* the runtime units the cases call */
 	int *units = xmalloc((n ? n : 1) * sizeof *units);
@@ -284,15 +300,13 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	}
 	int rc = emit_runtime(f, units, n, opt, pr->d);
 	free(units);
-	if (rc < 0)
+	if (rc < 0) {
+		free(used);
 		return -1;
+	}
 	*openblas = rc == 1;
 	/* the layers, once each */
 	fprintf(f, "/* ---- the cases ---- */\n");
-	int *used = xcalloc(pr->n_scenarios ? pr->n_scenarios : 1, sizeof *used);
-	for (int i = 0; i < n; i++)
-		if (!pr->cases[which[i]].transform)
-			used[pr->cases[which[i]].scenario] = 1;
 	for (int s = 0; s < pr->n_scenarios; s++) {
 		if (!used[s])
 			continue;
