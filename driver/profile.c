@@ -598,8 +598,9 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 		copy.line = 0;
 		cost_table_add(table, &copy);
 	}
-	fprintf(stderr, "dnncc profile: %d measured, %d from cache (%d convolution layers, %d cases)\n",
-	        n_missing, pr->n_cases - n_missing, pr->n_scenarios, pr->n_cases);
+	fprintf(stderr, "dnncc profile: %d measured, %d from cache (%d convolution layer%s, %d cases)\n",
+	        n_missing, pr->n_cases - n_missing, pr->n_scenarios, pr->n_scenarios == 1 ? "" : "s",
+	        pr->n_cases);
 	if (measured && *cache_file) {
 		/* The cache gains the new rows: measured first, so they win over
 		 * old ones, then what the file holds now (another profile may have
@@ -700,8 +701,8 @@ static int emit_harness_dir(struct profile *pr, const char *dir)
 		unlink(src);
 		goto out;
 	}
-	fprintf(stderr, "dnncc profile: wrote %s and %s (%d cases on %d convolution layers)\n", src,
-	        mk, pr->n_cases, pr->n_scenarios);
+	fprintf(stderr, "dnncc profile: wrote %s and %s (%d cases on %d convolution layer%s)\n",
+	        src, mk, pr->n_cases, pr->n_scenarios, pr->n_scenarios == 1 ? "" : "s");
 	rc = 0;
 out:
 	if (f)

@@ -15,7 +15,9 @@
 #   6. --profile compiles in one step, measuring only what the cache lacks;
 #   7. --emit-harness writes a harness that builds with
 #      cc -std=c99 -Wall -Wextra -pedantic -Werror and whose output --costs
-#      accepts.
+#      accepts;
+#   8. --no-cache measures everything again;
+#   9. a Caffe model's --batch reaches the scenario keys.
 # Environment (make check sets them): DNNCC, CC, DNNCC_SRCDIR.
 set -u
 DNNCC=${DNNCC:-./dnncc}
@@ -163,5 +165,42 @@ if "$DNNCC" profile "$model" --emit-harness "$out/harness" 2>"$out/h.err" &&
 else
 	failed "--emit-harness"
 	cat "$out/h.err" "$out/h.cc" "$out/h.run" 2>/dev/null
+fi
+# 8. --no-cache measures everything again, though the cache has it all
+if "$DNNCC" profile "$model" -o "$out/fresh.tsv" --runs 1 --no-cache 2>"$out/nc.err" &&
+	grep -q "^dnncc profile: $total measured, 0 from cache" "$out/nc.err"; then
+	pass "--no-cache measures all $total cases again"
+else
+	failed "--no-cache"
+	cat "$out/nc.err"
+fi
+
+# 9. a Caffe model with --batch and random weights: the batch is in the keys
+cat >"$out/tiny.prototxt" <<'EOF'
+name: "tiny"
+input: "data"
+input_shape {
+  dim: 1 dim: 4 dim: 6 dim: 6
+}
+layer {
+  name: "conv"
+  type: "Convolution"
+  bottom: "data"
+  top: "conv"
+  convolution_param {
+    num_output: 4
+    kernel_size: 1
+  }
+}
+EOF
+if "$DNNCC" profile "$out/tiny.prototxt" --random-weights 1 --batch 2 \
+	--emit-harness "$out/tiny" 2>"$out/tiny.err" &&
+	grep -q '^	{"prim", "conv_sum2d_chw", "2,4,6,6,4,6,6,1,1,1,1,1,1,0,0,1,0", ' \
+		"$out/tiny/harness.c" &&
+	grep -q '^	{"transform", "layout_chw_to_hwc", "2,4,6,6", ' "$out/tiny/harness.c"; then
+	pass "a Caffe model's batch reaches the harness's keys"
+else
+	failed "Caffe profile"
+	cat "$out/tiny.err"
 fi
 exit $fail
