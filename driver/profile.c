@@ -41,6 +41,7 @@
 #include "driver/driver.h"
 #include "frontend/frontend.h"
 #include "runtime/primitives.h"
+#include "runtime/sgemm.h"
 
 #define DEFAULT_RUNS 15
 #define HARNESS_CFLAGS "-std=c99 -O2"
@@ -549,6 +550,15 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 {
 	struct diag *d = pr->d;
 	*cache_file = NULL;
+	int host = rt_sgemm_isa_host(), isa = pr->opt->isa;
+	if (isa != RT_SGEMM_ISA_C && isa != host &&
+	    !(host == RT_SGEMM_ISA_AVX512 && isa == RT_SGEMM_ISA_AVX2)) {
+		diag_error(d, NULL,
+		           "this machine cannot run code for --target %s (%s): measure on the target "
+		           "with --emit-harness DIR",
+		           pr->opt->target, isa_names[isa]);
+		return NULL;
+	}
 	if (compiler_id(pr->compiler, sizeof pr->compiler, d))
 		return NULL;
 	struct cost_table *cache = NULL;

@@ -10,8 +10,9 @@
 #      and the generated file's header names the table;
 #   4. rows missing from a table fall back to the built-in model and
 #      --report counts them;
-#   5. a malformed table and --threads 2 are refused with a message and no
-#      output file (and a table for another instruction set is warned about);
+#   5. a malformed table, --threads 2 and a target this machine cannot run
+#      are refused with a message and no output file (and a table for
+#      another instruction set is warned about);
 #   6. --profile compiles in one step, measuring only what the cache lacks;
 #   7. --emit-harness writes a harness that builds with
 #      cc -std=c99 -Wall -Wextra -pedantic -Werror and whose output --costs
@@ -127,6 +128,19 @@ if ! "$DNNCC" profile "$model" -o "$out/t2.tsv" --threads 2 2>"$out/t2.err" &&
 else
 	failed "--threads 2"
 	cat "$out/t2.err"
+fi
+
+case $(uname -m) in
+aarch64 | arm*) foreign=x86-64-v4 ;;
+*) foreign=armv8 ;;
+esac
+if ! "$DNNCC" profile "$model" -o "$out/foreign.tsv" --target $foreign 2>"$out/foreign.err" &&
+	grep -q "this machine cannot run code for --target $foreign" "$out/foreign.err" &&
+	[ ! -e "$out/foreign.tsv" ]; then
+	pass "profiling for a target this machine cannot run is refused"
+else
+	failed "--target $foreign"
+	cat "$out/foreign.err"
 fi
 
 # 6. --profile: profile through the cache, then compile; the cache lost the
