@@ -191,7 +191,8 @@ const struct cost_row *cost_table_add(struct cost_table *t, const struct cost_ro
 	else
 		t->slots[find_slot(t, full)] = t->n_rows;
 	free(t->usage->hit);
-	t->usage->hit = NULL; /* sized on first lookup */
+	t->usage->hit = NULL; /* sized on the first lookup after the last add */
+	t->usage->n_hits = 0;
 	return n;
 }
 
