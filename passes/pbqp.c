@@ -484,17 +484,28 @@ static void reduce_r2(struct solver *sv, struct wstate *S, int i)
 	int j = other_end(e1, i), k = other_end(e2, i);
 	int ni = S->na[i], nj = S->na[j], nk = S->na[k];
 	const double *ci = S->c[i];
+	/* O(ni nj nk), the solver's inner loop: both matrices as rows of i's
+	 * alternatives, so the innermost loop runs over contiguous memory. */
 	double *delta = xmalloc((nj && nk ? nj * nk : 1) * sizeof(double));
-	for (int b = 0; b < nj; b++)
-		for (int c = 0; c < nk; c++) {
-			double d = INFINITY;
-			for (int a = 0; a < ni; a++) {
-				double t = ci[a] + edge_at(S, e1, i, a, b) + edge_at(S, e2, i, a, c);
-				if (t < d)
-					d = t;
+	double *m1 = xmalloc((ni * nj + ni * nk + 1) * sizeof(double)), *m2 = m1 + ni * nj;
+	for (int a = 0; a < ni; a++) {
+		for (int b = 0; b < nj; b++)
+			m1[a * nj + b] = ci[a] + edge_at(S, e1, i, a, b);
+		for (int c = 0; c < nk; c++)
+			m2[a * nk + c] = edge_at(S, e2, i, a, c);
+	}
+	for (int t = 0; t < nj * nk; t++)
+		delta[t] = INFINITY;
+	for (int a = 0; a < ni; a++)
+		for (int b = 0; b < nj; b++) {
+			double x = m1[a * nj + b], *d = delta + b * nk;
+			const double *row = m2 + a * nk;
+			for (int c = 0; c < nk; c++) {
+				double t = x + row[c];
+				d[c] = t < d[c] ? t : d[c];
 			}
-			delta[b * nk + c] = d;
 		}
+	free(m1);
 	push(sv, (struct red){.node = i, .kind = RED_R2, .n_nb = 2, .nb = {j, k},
 	                      .m = {e1->m, e2->m}, .node_is_u = {e1->u == i, e2->u == i},
 	                      .c = ci});
@@ -688,13 +699,20 @@ static void bnb(struct solver *sv, struct wstate *S)
 	for (int a = 0; a < ni; a++)
 		order[a] = (struct ranked){rn_score(S, i, a), a};
 	qsort(order, ni, sizeof *order, ranked_cmp);
+	/* Fixing i to a leaves c_i[a] plus, at each neighbour j, at least
+	 * min_b C_ij[a][b] + c_j[b]: the RN score. With the other nodes' minima
+	 * this bounds the branch before copying; the scores are sorted, so the
+	 * first branch over the incumbent ends the loop. */
 	double rest = minsum - vmin(S->c[i], ni);
+	for (int k = 0; k < S->deg[i]; k++) {
+		int j = other_end(&S->e[S->adj[i][k]], i);
+		rest -= vmin(S->c[j], S->na[j]);
+	}
 	int after = sv->nst;
 	for (int k = 0; k < ni; k++) {
 		int a = order[k].a;
-		/* Fixing adds rows >= 0 to the neighbours: a bound without copying. */
-		if (!(S->base + S->c[i][a] + rest < sv->best_val))
-			continue;
+		if (!(S->base + order[k].score + rest < sv->best_val))
+			break;
 		struct wstate *T = ws_copy(S);
 		sv->stats->bnb_nodes++;
 		if (sv->trace)
