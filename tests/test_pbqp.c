@@ -480,6 +480,7 @@ Test(pbqp, figure2_local_minimum_is_not_optimal)
 		cr_assert(differs);
 		cr_assert_eq(pbqp_get_stats(q)->optimal, 1);
 	}
+	pbqp_free(q);
 }
 
 /* A GoogLeNet-sized selection instance is series-parallel: the reductions
