@@ -40,6 +40,13 @@
  *      or the alternative it was fixed to.
  * The objective reported is the assignment evaluated on the original
  * instance. PBQP_BRUTE enumerates every assignment (the tests' oracle).
+ * Statistics: n_r0, n_r1, n_r2 and n_rn count the reductions of the search
+ * (in PBQP_EXACT, over all branches, without the heuristic that seeds the
+ * incumbent); bnb_nodes counts the branches taken, 0 when the reductions
+ * alone solve the instance. When RN leaves PBQP_HEURISTIC with no finite
+ * assignment, it falls back to PBQP_EXACT (and reports its statistics), so
+ * that -1 always means that every assignment costs INFINITY; after -1,
+ * pbqp_objective is INFINITY and the choices mean nothing.
  * pbqp_set_trace writes one line per reduction, branch and decision.
  *
  * Text format (pbqp_write, pbqp_read). Tokens are separated by white space;

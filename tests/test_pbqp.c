@@ -52,6 +52,7 @@ static void check_solution(struct pbqp *q, const char *before)
 
 struct tally {
 	int solved, infeasible, rn, not_optimal, branched;
+	int fallback; /* the heuristic's RN ended infeasible, the exact search decided */
 };
 
 /* Heuristic and exact against brute force on one instance. */
@@ -83,6 +84,7 @@ static void against_brute(struct pbqp *q, struct tally *t)
 	cr_assert_eq(rh, rb, "heuristic returned %d, brute force %d", rh, rb);
 	cr_assert_eq(st->optimal, st->n_rn == 0);
 	t->rn += st->n_rn > 0;
+	t->fallback += st->bnb_nodes > 0;
 	if (rh == 0) {
 		check_solution(q, text);
 		cr_assert(pbqp_objective(q) >= fb - 1e-9 * fmax(1, fabs(fb)),
@@ -117,12 +119,13 @@ Test(pbqp, random_small_vs_brute_force)
 	}
 	/* The instances must exercise every path, or this test proves little. */
 	cr_log_info("brute force: %d solved, %d infeasible, %d with RN (%d not optimal), "
-	            "%d branched",
-	            t.solved, t.infeasible, t.rn, t.not_optimal, t.branched);
+	            "%d branched, %d heuristic fallbacks",
+	            t.solved, t.infeasible, t.rn, t.not_optimal, t.branched, t.fallback);
 	cr_assert_gt(t.solved, 600);
 	cr_assert_gt(t.infeasible, 20);
 	cr_assert_gt(t.rn, 50);
 	cr_assert_gt(t.branched, 50);
+	cr_assert_gt(t.fallback, 0);
 }
 
 /* Few nodes, many alternatives (selection's raw instances have up to ~80):
