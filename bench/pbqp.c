@@ -4,10 +4,14 @@
  * dominance pruning), and with DenseNet-style blocks that force branch and
  * bound. Prints the best and median of repeated solves per mode, and checks
  * the exact answer against GLPK on the pruned instances where dnncc was built
- * with it (glpk ms -1: not run).
- * Usage: bench/pbqp [repetitions]   (default 50) */
+ * with it (glpk ms -1: not run; -g runs it everywhere).
+ * Given files in the text format of passes/pbqp.c (dnncc --dump-pbqp), it
+ * times those instead; -t prints the exact solver's reduction trace.
+ * Usage: bench/pbqp [-n REPS (50)] [-t] [-g] [FILE.pbqp ...] */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "config.h"
@@ -45,11 +49,88 @@ static void time_mode(struct pbqp *q, enum pbqp_mode mode, int reps, double *bes
 	free(t);
 }
 
+/* Times one instance and prints its row; with_glpk runs the cross-check.
+ * Returns 0, or 1 when the instance is infeasible or GLPK disagrees. */
+static int bench_one(const char *name, struct pbqp *q, int reps, int with_glpk)
+{
+	if (pbqp_solve(q, PBQP_EXACT) != 0) {
+		printf("%-26s infeasible\n", name);
+		return 1;
+	}
+	double eb, em, hb, hm;
+	time_mode(q, PBQP_HEURISTIC, reps, &hb, &hm);
+	double fh = pbqp_objective(q);
+	int rn = pbqp_get_stats(q)->n_rn;
+	time_mode(q, PBQP_EXACT, reps, &eb, &em);
+	double fe = pbqp_objective(q);
+	const struct pbqp_stats *st = pbqp_get_stats(q);
+	double glpk_ms = -1;
+#ifdef HAVE_GLPK
+	if (with_glpk) {
+		int *s = malloc((pbqp_n_nodes(q) + 1) * sizeof *s);
+		double fi, t0 = now();
+		char err[200];
+		if (ilp_solve_pbqp(q, s, &fi, err, sizeof err) != 0) {
+			fprintf(stderr, "bench/pbqp: %s: GLPK: %s\n", name, err);
+			return 1;
+		}
+		glpk_ms = 1e3 * (now() - t0);
+		free(s);
+		if (fabs(fi - fe) > 1e-9 * fabs(fe)) {
+			fprintf(stderr, "bench/pbqp: %s: exact %.17g but GLPK %.17g\n", name, fe, fi);
+			return 1;
+		}
+	}
+#endif
+	printf("%-26s %5d %5d %4d %4d %5ld %8.3f %8.3f %8.3f %8.3f %9.1f %.2g%%\n", name,
+	       pbqp_n_nodes(q), pbqp_n_edges(q), st->n_r2, rn, st->bnb_nodes, eb, em, hb, hm,
+	       glpk_ms, fe != 0 ? 100 * (fh - fe) / fabs(fe) : 0.0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int reps = argc > 1 ? atoi(argv[1]) : 50;
+	int reps = 50, trace = 0, glpk = 0, k = 1;
+	for (; k < argc && argv[k][0] == '-'; k++) {
+		if (!strcmp(argv[k], "-n") && k + 1 < argc) {
+			reps = atoi(argv[++k]);
+		} else if (!strcmp(argv[k], "-t")) {
+			trace = 1;
+		} else if (!strcmp(argv[k], "-g")) {
+			glpk = 1;
+		} else {
+			fprintf(stderr, "usage: bench/pbqp [-n REPS] [-t] [-g] [FILE.pbqp ...]\n");
+			return 2;
+		}
+	}
 	if (reps < 1)
 		reps = 1;
+	printf("%-26s %5s %5s %4s %4s %5s %8s %8s %8s %8s %9s %s\n", "instance", "nodes", "edges",
+	       "RII", "RN", "bnb", "exact", "(med)", "heur", "(med)", "glpk ms", "heur gap");
+	int bad = 0;
+	if (k < argc) {
+		/* Instances from files, e.g. written by dnncc --dump-pbqp. */
+		for (; k < argc; k++) {
+			FILE *f = fopen(argv[k], "r");
+			char err[200] = "";
+			struct pbqp *q = f ? pbqp_read(f, err, sizeof err) : NULL;
+			if (f)
+				fclose(f);
+			if (!q) {
+				fprintf(stderr, "bench/pbqp: %s: %s\n", argv[k], f ? err : strerror(errno));
+				bad = 1;
+				continue;
+			}
+			if (trace) {
+				pbqp_set_trace(q, stderr);
+				pbqp_solve(q, PBQP_EXACT);
+				pbqp_set_trace(q, NULL);
+			}
+			bad |= bench_one(argv[k], q, reps, glpk);
+			pbqp_free(q);
+		}
+		return bad;
+	}
 	struct {
 		const char *name;
 		int min_alt, max_alt, dense_blocks;
@@ -59,43 +140,16 @@ int main(int argc, char **argv)
 		{"googlenet+2 dense raw", 5, 80, 2},
 		{"googlenet+2 dense pruned", 3, 9, 2},
 	};
-	printf("%-26s %5s %5s %4s %4s %5s %8s %8s %8s %8s %9s %s\n", "instance", "nodes", "edges",
-	       "RII", "RN", "bnb", "exact", "(med)", "heur", "(med)", "glpk ms", "heur gap");
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
 		for (int seed = 1; seed <= 3; seed++) {
 			struct rng r = {0x9e3779b97f4a7c15ULL * seed};
 			struct pbqp *q = gen_googlenet(&r, cases[c].min_alt, cases[c].max_alt,
 			                               cases[c].dense_blocks);
-			double eb, em, hb, hm;
-			time_mode(q, PBQP_HEURISTIC, reps, &hb, &hm);
-			double fh = pbqp_objective(q);
-			int rn = pbqp_get_stats(q)->n_rn;
-			time_mode(q, PBQP_EXACT, reps, &eb, &em);
-			double fe = pbqp_objective(q);
-			const struct pbqp_stats *st = pbqp_get_stats(q);
-			double glpk_ms = -1;
-#ifdef HAVE_GLPK
+			char name[64];
+			snprintf(name, sizeof name, "%s s%d", cases[c].name, seed);
 			/* GLPK takes seconds to minutes on the raw instances. */
-			if (cases[c].max_alt <= 9) {
-				int *s = malloc(pbqp_n_nodes(q) * sizeof *s);
-				double fi, t0 = now();
-				char err[200];
-				if (ilp_solve_pbqp(q, s, &fi, err, sizeof err) != 0) {
-					fprintf(stderr, "bench/pbqp: GLPK: %s\n", err);
-					return 1;
-				}
-				glpk_ms = 1e3 * (now() - t0);
-				if (fabs(fi - fe) > 1e-9 * fe) {
-					fprintf(stderr, "bench/pbqp: exact %.17g but GLPK %.17g\n", fe, fi);
-					return 1;
-				}
-				free(s);
-			}
-#endif
-			printf("%-22s s%d %5d %5d %4d %4d %5ld %8.3f %8.3f %8.3f %8.3f %9.1f %.2g%%\n",
-			       cases[c].name, seed, pbqp_n_nodes(q), pbqp_n_edges(q), st->n_r2, rn,
-			       st->bnb_nodes, eb, em, hb, hm, glpk_ms, 100 * (fh - fe) / fe);
+			bad |= bench_one(name, q, reps, glpk || cases[c].max_alt <= 9);
 			pbqp_free(q);
 		}
-	return 0;
+	return bad;
 }
