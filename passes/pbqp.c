@@ -32,8 +32,12 @@
  *      copy of the state and the reductions resume recursively. Since
  *      normalised edges are >= 0, the committed cost plus the sum of the
  *      remaining nodes' minima is a lower bound; a branch whose bound reaches
- *      the incumbent (seeded by the heuristic) is pruned. There is no node
- *      or time limit: the search always completes, so the answer is optimal.
+ *      the incumbent (seeded by the heuristic) is pruned. The search stops
+ *      after pbqp_set_limit's number of branches (PBQP_DEFAULT_LIMIT),
+ *      but only once it holds a finite assignment, with optimal = 0;
+ *      otherwise it completes and the answer is optimal. The limit counts
+ *      branches, not seconds, so a compilation does not depend on the
+ *      machine's speed or load.
  *   3. Back-propagation in reverse reduction order: a reduced node takes
  *      argmin_a c_i[a] + sum_j C_ij[a][s_j] over the neighbours it had when it
  *      was reduced (they were reduced later, so they are already decided),
@@ -81,6 +85,7 @@ struct pbqp {
 	double objective;        /* its cost on this instance */
 	struct pbqp_stats stats; /* of the last pbqp_solve */
 	FILE *trace;             /* reduction trace, not owned; NULL: none */
+	long limit;              /* PBQP_EXACT's branch limit; 0: none */
 };
 
 struct pbqp *pbqp_new(int n_nodes)
@@ -95,6 +100,7 @@ struct pbqp *pbqp_new(int n_nodes)
 	for (int u = 0; u < n_nodes; u++)
 		q->choice[u] = -1;
 	q->objective = INFINITY;
+	q->limit = PBQP_DEFAULT_LIMIT;
 	return q;
 }
 
@@ -170,6 +176,7 @@ int pbqp_choice(const struct pbqp *q, int u) { return q->choice[u]; }
 double pbqp_objective(const struct pbqp *q) { return q->objective; }
 const struct pbqp_stats *pbqp_get_stats(const struct pbqp *q) { return &q->stats; }
 void pbqp_set_trace(struct pbqp *q, FILE *out) { q->trace = out; }
+void pbqp_set_limit(struct pbqp *q, long max_branches) { q->limit = max_branches; }
 double pbqp_cost(const struct pbqp *q, int u, int a) { return q->cost[u][a]; }
 int pbqp_n_edges(const struct pbqp *q) { return q->n_edges; }
 
@@ -249,6 +256,8 @@ struct solver {
 	double best_val;
 	int *tmp;                 /* [n] scratch assignment */
 	int depth;                /* branch-and-bound depth, for the trace */
+	long limit;               /* branches before giving up (once best_val is finite); 0: none */
+	int stopped;              /* the limit ended the search */
 };
 
 static double vmin(const double *c, int n)
@@ -720,6 +729,13 @@ static void bnb(struct solver *sv, struct wstate *S)
 		int a = order[k].a;
 		if (!(S->base + order[k].score + rest < sv->best_val))
 			break;
+		if (sv->limit && sv->stats->bnb_nodes >= sv->limit && !isinf(sv->best_val)) {
+			if (sv->trace && !sv->stopped)
+				fprintf(sv->trace, "%*slimit of %ld branches reached\n", 2 * sv->depth, "",
+				        sv->limit);
+			sv->stopped = 1;
+			break;
+		}
 		struct wstate *T = ws_copy(S);
 		sv->stats->bnb_nodes++;
 		if (sv->trace)
@@ -783,7 +799,7 @@ static void solve_exact(struct solver *sv, struct pbqp_stats *st)
 	}
 	bnb(sv, S);
 	ws_free(S);
-	st->optimal = 1;
+	st->optimal = !sv->stopped;
 }
 
 int pbqp_solve(struct pbqp *q, enum pbqp_mode mode)
@@ -791,7 +807,8 @@ int pbqp_solve(struct pbqp *q, enum pbqp_mode mode)
 	double t0 = now();
 	struct pbqp_stats *st = &q->stats;
 	memset(st, 0, sizeof *st);
-	struct solver sv = {.q = q, .stats = st, .trace = q->trace, .best_val = INFINITY};
+	struct solver sv = {.q = q, .stats = st, .trace = q->trace, .best_val = INFINITY,
+	                    .limit = q->limit};
 	int k = q->n ? q->n : 1;
 	sv.best = xmalloc(k * sizeof(int));
 	sv.tmp = xmalloc(k * sizeof(int));

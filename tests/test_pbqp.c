@@ -330,6 +330,36 @@ Test(pbqp, heuristic_gap_is_reported)
 	cr_assert(found, "no random dense instance where RN loses: the heuristic gap is untested");
 }
 
+/* The branch limit: the best assignment found so far, not claimed optimal. */
+Test(pbqp, branch_limit)
+{
+	struct rng r = {0x5eed0009};
+	int limited = 0;
+	for (int it = 0; it < 200 && limited < 10; it++) {
+		struct pbqp *q = gen_random(&r, GEN_DENSE, 9, 3, 4, 0, 1);
+		char *text = to_text(q);
+		cr_assert_eq(pbqp_solve(q, PBQP_BRUTE), 0);
+		double fb = pbqp_objective(q);
+		pbqp_set_limit(q, 0);
+		cr_assert_eq(pbqp_solve(q, PBQP_EXACT), 0);
+		long branches = pbqp_get_stats(q)->bnb_nodes;
+		cr_assert(same_cost(pbqp_objective(q), fb));
+		if (branches >= 3) {
+			pbqp_set_limit(q, 2);
+			cr_assert_eq(pbqp_solve(q, PBQP_EXACT), 0);
+			const struct pbqp_stats *st = pbqp_get_stats(q);
+			cr_assert_eq(st->bnb_nodes, 2);
+			cr_assert_eq(st->optimal, 0);
+			check_solution(q, text);
+			cr_assert_geq(pbqp_objective(q), fb - 1e-9 * fmax(1, fabs(fb)));
+			limited++;
+		}
+		free(text);
+		pbqp_free(q);
+	}
+	cr_assert_eq(limited, 10, "only %d instances needed 3 branches", limited);
+}
+
 Test(pbqp, brute_force_refuses_huge_spaces)
 {
 	struct pbqp *q = pbqp_new(8);
