@@ -32,12 +32,15 @@
  *      copy of the state and the reductions resume recursively. Since
  *      normalised edges are >= 0, the committed cost plus the sum of the
  *      remaining nodes' minima is a lower bound; a branch whose bound reaches
- *      the incumbent (seeded by the heuristic) is pruned. The search stops
- *      after pbqp_set_limit's number of branches (PBQP_DEFAULT_LIMIT),
- *      but only once it holds a finite assignment, with optimal = 0;
- *      otherwise it completes and the answer is optimal. The limit counts
- *      branches, not seconds, so a compilation does not depend on the
- *      machine's speed or load.
+ *      the incumbent (seeded by the heuristic) is pruned. When the live
+ *      graph falls apart into components (branching on the node between
+ *      two DenseNet-style blocks, say), each is searched on its own and
+ *      their optima add up, instead of one search tree per combination.
+ *      The search stops after pbqp_set_limit's number of branches
+ *      (PBQP_DEFAULT_LIMIT), but only once it holds a finite assignment,
+ *      with optimal = 0; otherwise it completes and the answer is optimal.
+ *      The limit counts branches, not seconds, so a compilation does not
+ *      depend on the machine's speed or load.
  *   3. Back-propagation in reverse reduction order: a reduced node takes
  *      argmin_a c_i[a] + sum_j C_ij[a][s_j] over the neighbours it had when it
  *      was reduced (they were reduced later, so they are already decided),
@@ -679,6 +682,138 @@ static int ranked_cmp(const void *x, const void *y)
 	return p->a - r->a;
 }
 
+static void bnb(struct solver *sv, struct wstate *S);
+
+/* Seeds the incumbent with the heuristic on a copy of S, unrecorded. */
+static void seed(struct solver *sv, const struct wstate *S)
+{
+	struct pbqp_stats scratch = {0};
+	struct pbqp_stats *st = sv->stats;
+	FILE *trace = sv->trace;
+	struct wstate *H = ws_copy(S);
+	int mark = sv->nst;
+	sv->stats = &scratch;
+	sv->trace = NULL;
+	reduce_heuristic(sv, H);
+	sv->best_val = H->base;
+	backprop(sv, sv->best);
+	sv->nst = mark;
+	sv->stats = st;
+	sv->trace = trace;
+	ws_free(H);
+	if (sv->trace)
+		fprintf(sv->trace, "%*score of %d nodes; heuristic incumbent %.17g\n", 2 * sv->depth, "",
+		        S->n_alive, sv->best_val);
+}
+
+/* Connected components of S's live nodes: comp[u] for live u; the count. */
+static int components(const struct wstate *S, int *comp, int *queue)
+{
+	int nc = 0;
+	for (int u = 0; u < S->n; u++)
+		comp[u] = -1;
+	for (int r = 0; r < S->n; r++) {
+		if (!S->alive[r] || comp[r] >= 0)
+			continue;
+		int head = 0, tail = 0;
+		queue[tail++] = r;
+		comp[r] = nc;
+		while (head < tail) {
+			int u = queue[head++];
+			for (int k = 0; k < S->deg[u]; k++) {
+				int v = other_end(&S->e[S->adj[u][k]], u);
+				if (comp[v] < 0) {
+					comp[v] = nc;
+					queue[tail++] = v;
+				}
+			}
+		}
+		nc++;
+	}
+	return nc;
+}
+
+/* A copy of component c of S alone, with nothing committed (base 0). */
+static struct wstate *ws_component(const struct wstate *S, const int *comp, int c)
+{
+	struct wstate *T = ws_new(S->n, S->na);
+	for (int u = 0; u < S->n; u++)
+		if (S->alive[u] && comp[u] == c) {
+			T->alive[u] = 1;
+			T->n_alive++;
+			T->c[u] = dup_doubles(S->c[u], S->na[u]);
+		}
+	for (int id = 0; id < S->ne; id++) {
+		const struct wedge *e = &S->e[id];
+		if (e->alive && comp[e->u] == c)
+			ws_add_edge(T, e->u, e->v, dup_doubles(e->m, S->na[e->u] * S->na[e->v]));
+	}
+	return T;
+}
+
+/* Branch and bound over one component T on its own: its optimal cost, and
+ * the choices of its nodes in choice[]. */
+static double solve_component(struct solver *sv, struct wstate *T, int *choice)
+{
+	int n = sv->q->n;
+	struct solver sub = {.q = sv->q, .stats = sv->stats, .trace = sv->trace,
+	                     .best_val = INFINITY, .depth = sv->depth + 1, .limit = sv->limit};
+	sub.best = xmalloc(n * sizeof(int));
+	seed(&sub, T);
+	bnb(&sub, T);
+	for (int u = 0; u < n; u++)
+		if (T->c[u]) /* one of the component's nodes */
+			choice[u] = sub.best[u];
+	sv->stopped |= sub.stopped;
+	free(sub.st);
+	free(sub.best);
+	return sub.best_val;
+}
+
+/* When the live graph of S falls apart into components (after branching on
+ * an articulation node, say), they are independent: solving each on its own
+ * adds their optima instead of multiplying their search trees. Returns 0
+ * when S is connected, else 1 after updating the incumbent. */
+static int split(struct solver *sv, struct wstate *S, double minsum)
+{
+	int n = S->n;
+	int *comp = xmalloc(3 * n * sizeof(int) + 1), *queue = comp + n, *choice = comp + 2 * n;
+	int nc = components(S, comp, queue);
+	if (nc < 2) {
+		free(comp);
+		return 0;
+	}
+	if (sv->trace)
+		fprintf(sv->trace, "%*ssplit into %d components\n", 2 * sv->depth, "", nc);
+	double *lb = xcalloc(nc, sizeof *lb); /* [nc] each component's sum of minima */
+	for (int u = 0; u < n; u++)
+		if (S->alive[u])
+			lb[comp[u]] += vmin(S->c[u], S->na[u]);
+	double total = S->base, rest = minsum;
+	int done = 1;
+	for (int c = 0; c < nc && done; c++) {
+		rest -= lb[c];
+		struct wstate *T = ws_component(S, comp, c);
+		total += solve_component(sv, T, choice);
+		ws_free(T);
+		/* The components left cannot bring it under the incumbent. */
+		if (c + 1 < nc && !(total + rest < sv->best_val))
+			done = 0;
+	}
+	if (done && total < sv->best_val) {
+		/* Complete the assignment: the components' nodes are chosen, the
+		 * nodes reduced before them follow by back-propagation. */
+		sv->best_val = total;
+		for (int u = 0; u < n; u++)
+			if (S->alive[u])
+				sv->best[u] = choice[u];
+		backprop(sv, sv->best);
+	}
+	free(lb);
+	free(comp);
+	return 1;
+}
+
 /* Branch and bound over S, which the caller frees. Every record pushed here
  * points into S or a copy that lives until its subtree is done, and is popped
  * before returning. */
@@ -699,14 +834,18 @@ static void bnb(struct solver *sv, struct wstate *S)
 		return;
 	}
 	if (S->n_alive == 0) {
-		backprop(sv, sv->tmp);
-		double v = pbqp_eval(sv->q, sv->tmp);
+		/* Everything is reduced: base is the cost of the back-propagated
+		 * assignment (of this search's nodes). */
 		if (sv->trace)
-			fprintf(sv->trace, "%*sleaf: %.17g\n", 2 * sv->depth, "", v);
-		if (v < sv->best_val) {
-			sv->best_val = v;
-			memcpy(sv->best, sv->tmp, sv->q->n * sizeof(int));
+			fprintf(sv->trace, "%*sleaf: %.17g\n", 2 * sv->depth, "", S->base);
+		if (S->base < sv->best_val) {
+			sv->best_val = S->base;
+			backprop(sv, sv->best);
 		}
+		sv->nst = mark;
+		return;
+	}
+	if (split(sv, S, minsum)) {
 		sv->nst = mark;
 		return;
 	}
@@ -778,25 +917,8 @@ static void solve_exact(struct solver *sv, struct pbqp_stats *st)
 {
 	struct wstate *S = ws_from_instance(sv->q);
 	reduce_exact(sv, S);
-	if (S->n_alive > 0) {
-		/* Seed the incumbent with the heuristic on a copy of the core. */
-		struct pbqp_stats seed = {0};
-		struct wstate *H = ws_copy(S);
-		int mark = sv->nst;
-		FILE *trace = sv->trace;
-		sv->stats = &seed;
-		sv->trace = NULL;
-		reduce_heuristic(sv, H);
-		backprop(sv, sv->best);
-		sv->best_val = pbqp_eval(sv->q, sv->best);
-		sv->nst = mark;
-		sv->stats = st;
-		sv->trace = trace;
-		ws_free(H);
-		if (sv->trace)
-			fprintf(sv->trace, "core of %d nodes; heuristic incumbent %.17g\n", S->n_alive,
-			        sv->best_val);
-	}
+	if (S->n_alive > 0)
+		seed(sv, S);
 	bnb(sv, S);
 	ws_free(S);
 	st->optimal = !sv->stopped;
@@ -851,7 +973,8 @@ int pbqp_solve(struct pbqp *q, enum pbqp_mode mode)
 	if (ret == 0 && isinf(sv.best_val))
 		ret = -1;
 	memcpy(q->choice, sv.best, q->n * sizeof(int));
-	q->objective = ret == 0 ? sv.best_val : INFINITY;
+	/* The searches add costs in their own order: evaluate the answer once. */
+	q->objective = ret == 0 ? pbqp_eval(q, sv.best) : INFINITY;
 	if (sv.trace && ret == 0)
 		for (int u = 0; u < q->n; u++)
 			fprintf(sv.trace, "choose %d = %d\n", u, q->choice[u]);

@@ -37,7 +37,9 @@ static inline double rng_unit(struct rng *r)
 	return (rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-enum gen_shape { GEN_CHAIN, GEN_TREE, GEN_DAG, GEN_DENSE, GEN_N_SHAPES };
+/* GEN_CLUSTERS: node 0 is a hub joined to two cliques of the others, which
+ * fall apart once the hub is decided. */
+enum gen_shape { GEN_CHAIN, GEN_TREE, GEN_DAG, GEN_DENSE, GEN_CLUSTERS, GEN_N_SHAPES };
 
 /* Half the values are small integers (ties), half are fractional. */
 static inline double gen_cost(struct rng *r)
@@ -85,7 +87,12 @@ static inline struct pbqp *gen_random(struct rng *r, enum gen_shape shape, int n
 			c[a] = (rng_unit(r) < p_inf && a != s[u]) ? INFINITY : gen_cost(r);
 		pbqp_set_costs(q, u, k, c);
 	}
-	for (int v = 1; v < n; v++) {
+	for (int v = 1; v < n && shape == GEN_CLUSTERS; v++) {
+		gen_edge(q, r, 0, v, p_inf, s[0], s[v]);
+		for (int u = v - 2; u >= 1; u -= 2)
+			gen_edge(q, r, u, v, p_inf, s[u], s[v]);
+	}
+	for (int v = 1; v < n && shape != GEN_CLUSTERS; v++) {
 		int first = shape == GEN_CHAIN ? v - 1 : rng_int(r, 0, v - 1);
 		gen_edge(q, r, first, v, p_inf, s[first], s[v]);
 		if (shape == GEN_DAG) {
