@@ -255,9 +255,9 @@ struct solver {
 	int nst, cap;
 	struct pbqp_stats *stats; /* where the counts go */
 	FILE *trace;
-	int *best;                /* [n] incumbent (PBQP_EXACT) */
-	double best_val;
-	int *tmp;                 /* [n] scratch assignment */
+	int *best;                /* [n] the answer; in PBQP_EXACT the incumbent */
+	double best_val;          /* its cost (in branch and bound: as the reductions summed it) */
+	int *tmp;                 /* [n] PBQP_BRUTE's current assignment */
 	int depth;                /* branch-and-bound depth, for the trace */
 	long limit;               /* branches before giving up (once best_val is finite); 0: none */
 	int stopped;              /* the limit ended the search */
