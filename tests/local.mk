@@ -107,3 +107,11 @@ clean-caffe-tests:
 # --blas openblas end to end (skipped without OpenBLAS).
 TESTS += tests/blas_openblas.sh
 dist_noinst_SCRIPTS += tests/blas_openblas.sh
+
+# The PBQP solver against brute force and GLPK (tests/pbqp_gen.h: instances).
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_pbqp
+tests_test_pbqp_SOURCES = tests/test_pbqp.c tests/pbqp_gen.h
+tests_test_pbqp_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_pbqp_LDADD = $(TEST_LDADD)
+endif
