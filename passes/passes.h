@@ -220,6 +220,24 @@ double pbqp_eval(const struct pbqp *q, const int *choice);
  * a malformed file. */
 int pbqp_write(const struct pbqp *q, FILE *out);
 struct pbqp *pbqp_read(FILE *in, char *err, size_t errlen);
+/* PBQP_BRUTE refuses instances with more assignments than this (the product
+ * of the alternative counts, pbqp_space): pbqp_solve returns -1 without
+ * solving, so check pbqp_space first where -1 must mean "infeasible". */
+#define PBQP_BRUTE_MAX 1e7
+double pbqp_space(const struct pbqp *q);
+/* Read access for other solvers (ilp.c): node u's cost of alternative a, and
+ * edge e (0 <= e < pbqp_n_edges) with its matrix m [n_u][n_v], at most one
+ * edge per pair of nodes. */
+double pbqp_cost(const struct pbqp *q, int u, int a);
+int pbqp_n_edges(const struct pbqp *q);
+void pbqp_edge(const struct pbqp *q, int e, int *u, int *v, const double **m);
+/* Writes one line per reduction, branch and decision of later pbqp_solve
+ * calls to out (not owned), for debugging; NULL stops it. */
+void pbqp_set_trace(struct pbqp *q, FILE *out);
+/* PBQP_EXACT stops after max_branches branches once it has a finite
+ * assignment, and returns the best found with optimal = 0; 0: no limit. */
+#define PBQP_DEFAULT_LIMIT 100000L
+void pbqp_set_limit(struct pbqp *q, long max_branches);
 
 /* ---- ilp.c --------------------------------------------------------------------
  * The same instance as an integer linear program (one binary per alternative,

@@ -108,6 +108,14 @@ clean-caffe-tests:
 TESTS += tests/blas_openblas.sh
 dist_noinst_SCRIPTS += tests/blas_openblas.sh
 
+# The PBQP solver against brute force and GLPK (tests/pbqp_gen.h: instances).
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_pbqp
+tests_test_pbqp_SOURCES = tests/test_pbqp.c tests/pbqp_gen.h
+tests_test_pbqp_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_pbqp_LDADD = $(TEST_LDADD)
+endif
+
 # Measured costs (issue 8): the cost table reader, and dnncc profile end to
 # end (profile, cache, --costs picking from the table, --emit-harness).
 if HAVE_CRITERION
