@@ -21,7 +21,10 @@
  *    with random floats of the packed size, since the values do not change
  *    how long a kernel runs, which keeps the harness small enough to carry
  *    to another board. dnncc builds it with $CC (default cc) -std=c99 -O2,
- *    runs it and reads its standard output, a cost table.
+ *    runs it and reads its standard output, a cost table. A target this
+ *    machine cannot run is refused (--emit-harness is the way to measure
+ *    it); a harness that crashes is reported with the case it was timing
+ *    (it flushes each row as it goes).
  * 4. The table written holds exactly the model's cases; the cache gains the
  *    measured ones. */
 #include "config.h"

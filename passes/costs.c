@@ -6,15 +6,16 @@
  * The cost table (DESIGN.md §2 "Cost table") is a text file of tab-separated
  * values that `dnncc profile` writes and `--costs` reads:
  *
- *   # dnncc cost table: microseconds per call
+ *   # dnncc cost table: microseconds per call (format: passes/costs.c)
  *   # machine: Intel(R) Xeon(R) Platinum 8480+
  *   # isa: host (RT_SGEMM_ISA_AVX512)
- *   # compiler: gcc (Debian 12.2.0-14) 12.2.0
+ *   # compiler: cc (Debian 12.2.0-14) 12.2.0
  *   # flags: -std=c99 -O2
  *   # threads: 1
- *   # dnncc: 0.1
+ *   # dnncc: 0.1.0
  *   # date: 2026-12-01T20:31:07Z
- *   prim<TAB>conv_im2col_chw<TAB>1,1,28,28,32,28,28,3,3,1,1,1,1,1,1,1,1<TAB>41.2<TAB>40.8<TAB>44.0<TAB>15
+ *   # kind<TAB>row<TAB>key<TAB>median_us<TAB>min_us<TAB>max_us<TAB>runs
+ *   prim<TAB>conv_im2_col_copy_ki_chw<TAB>1,1,28,28,32,28,28,3,3,1,1,1,1,1,1,1,1<TAB>41.2<TAB>40.8<TAB>44.0<TAB>15
  *   transform<TAB>layout_chw_to_hwc<TAB>1,32,28,28<TAB>3.1<TAB>3.0<TAB>3.6<TAB>15
  *
  * Lines starting with '#' are comments; those of the form "# NAME: VALUE"
@@ -36,9 +37,12 @@
  *        transform: N,C,H,W of the tensor converted;
  *   4-6. median, minimum and maximum time of one call in microseconds;
  *   7. the number of timed runs.
- * A (kind, name, key) appears at most once. The instruction set is not in
- * the key: a table describes one machine and target (its header), and
- * profile's cache keeps one file per machine, target and compiler.
+ * A (kind, name, key) appears at most once. A row naming a primitive or
+ * transform this dnncc does not have is warned about and ignored; any other
+ * malformed line is an error naming the file and line, and the table is
+ * refused. The instruction set is not in the key: a table describes one
+ * machine and target (its header), and profile's cache keeps one file per
+ * machine, target and compiler.
  * Only convolutions and layout transforms are measured; pooling, elementwise
  * and the other layers have one kernel each and are not part of selection's
  * choices yet, so they have no rows. A lookup that finds no row (a layer the
