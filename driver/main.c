@@ -43,11 +43,12 @@
 	"  --threads N            1 (multi-threaded code is not built yet)\n"            \
 	"  --report               print per-layer choices and the memory plan\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
-	"profile options (with the compile options that read the model, and --target):\n" \
+	"dnncc profile takes the options that read the model, --target and --blas, and:\n" \
 	"  -o FILE                the cost table to write (TSV, see README)\n"        \
 	"  --emit-harness DIR     write the harness (harness.c, Makefile) instead of running it\n" \
-	"  --no-cache             measure everything again (and refresh the cache)\n"   \
-	"  --runs N               at most N timed runs per measurement (default 15)\n"  \
+	"  --no-cache             measure everything again, refresh the cache (also --profile)\n" \
+	"  --runs N               at most N timed runs per measurement, default 15 (also\n" \
+	"                         --profile)\n"                                         \
 	"  --help, --version\n"
 
 struct pass_entry {
