@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "driver/train.h"
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
@@ -38,6 +39,7 @@
 	"  --list-transforms      print the layout transforms (DT graph edges) and exit\n" \
 	"  --report               print per-layer choices and the memory plan\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
+	"  --train ...            emit training code (dnncc --train --help)\n"          \
 	"  --help, --version\n"
 
 struct pass_entry {
@@ -214,6 +216,9 @@ int main(int argc, char **argv)
 	char *name = NULL;
 	static struct shape_override shapes[64];
 	static struct force_primitive forces[256];
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--train") == 0)
+			return train_main(argc, argv);
 
 	/* The command line goes into the generated file's header comment. */
 	size_t len = 1;
