@@ -23,3 +23,24 @@ clean-local: clean-train
 clean-train:
 	rm -rf tests/train/step-out
 .PHONY: clean-train
+
+# The Fashion-MNIST trainer end to end (samples/fashion_train/): a short
+# training run with a stated accuracy, its ONNX output against dnncc's
+# inference code and PyTorch. `make fashion-train` is the full run of the
+# README (10 epochs on all 60,000 images).
+EXTRA_DIST += samples/fashion_train/mlp_init.onnx samples/fashion_train/make_model.py \
+	samples/fashion_train/trainer.c samples/fashion_train/infer_main.c \
+	samples/fashion_train/verify_onnx.py
+dist_noinst_SCRIPTS += samples/fashion_train/check_train.sh
+TESTS += samples/fashion_train/check_train.sh
+TRAIN_ENV = abs_top_builddir='$(abs_top_builddir)' PROTOBUF_C_CFLAGS='$(PROTOBUF_C_CFLAGS)' \
+	PROTOBUF_C_LIBS='$(PROTOBUF_C_LIBS)' NVCC='$(NVCC)'
+AM_TESTS_ENVIRONMENT += $(TRAIN_ENV); export abs_top_builddir PROTOBUF_C_CFLAGS PROTOBUF_C_LIBS NVCC;
+clean-train-sample:
+	rm -rf samples/fashion_train/check-out samples-out/fashion_train
+clean-local: clean-train-sample
+.PHONY: clean-train-sample
+.PHONY: fashion-train
+fashion-train: dnncc$(EXEEXT)
+	$(SAMPLE_ENV) $(TRAIN_ENV) EPOCHS=10 LIMIT=0 BATCH=64 OPTIMIZER=adam LR=0.001 MIN_ACC=0.88 \
+	$(SHELL) $(srcdir)/samples/fashion_train/check_train.sh samples-out/fashion_train
