@@ -3,8 +3,8 @@
 # kernels into the runtime library (for the tests) and, as text, into dnncc.
 libdnncc_a_SOURCES += passes/train.h passes/autodiff.c backend/emit_train.h backend/emit_train.c
 dnncc_SOURCES += driver/train.c driver/train.h
-libdnncc_rt_a_SOURCES += runtime/train_rt.h runtime/train_ops.c
-RT_EMBEDDED += runtime/train_ops.c
+libdnncc_rt_a_SOURCES += runtime/train_rt.h runtime/train_pool.h runtime/train_ops.c runtime/train_pool.c
+RT_EMBEDDED += runtime/train_ops.c runtime/train_pool.c runtime/train_pool.h
 
 # Gradient checks of every backward rule, the optimizers, the autodiff pass.
 if HAVE_CRITERION

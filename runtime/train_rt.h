@@ -1,5 +1,5 @@
 /* train_rt.h - prototypes of the training kernels (train_ops.c) and the
- * host-side batch pool schedule of the CUDA trainer (train_pool.c), for the
+ * host-side batch pool schedule of the CUDA trainer (train_pool.h), for the
  * library build and the tests. Generated code copies the .c files, not this
  * header. */
 #ifndef DNNCC_TRAIN_RT_H
@@ -25,5 +25,7 @@ void rt_train_sgd(size_t n, float *p, const float *g, float lr);
 void rt_train_momentum(size_t n, float *p, const float *g, float *v, float lr, float mu);
 void rt_train_adam(size_t n, float *p, const float *g, float *m, float *v, float lr, float b1,
                    float b2, float eps, long t);
+
+#include "runtime/train_pool.h"
 
 #endif

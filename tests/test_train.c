@@ -458,3 +458,117 @@ Test(autodiff, refuses_other_ops)
 	fclose(log);
 	ir_graph_free(g);
 }
+
+/* ---- the CUDA trainer's pool schedule (train_pool.c), simulated ---------------------- */
+
+/* Runs the ops on two simulated streams in a random interleaving that the
+ * events allow (ops are atomic; a wait holds its stream until the event's
+ * latest record issued before it has run). Returns 0 when every batch is
+ * trained once, in order, from a pool holding its chunk; otherwise a code
+ * saying what went wrong: 1 deadlock, 2 stale or overwritten pool data,
+ * 3 batches out of order or missing. */
+static int simulate(const struct rt_pool_op *ops, int n, int n_batches, uint64_t seed)
+{
+	static int target[8192], q[2][8192];
+	int gen[4] = {0}, done[4] = {0}; /* events: copied[0..1], consumed[0..1] */
+	int len[2] = {0}, head[2] = {0};
+	cr_assert(n <= 8192);
+	for (int i = 0; i < n; i++) {
+		const int k = ops[i].kind;
+		const int ev = (k == RT_POOL_WAIT_COPIED || k == RT_POOL_RECORD_COPIED ? 0 : 2) + ops[i].pool;
+		if (k == RT_POOL_RECORD_COPIED || k == RT_POOL_RECORD_CONSUMED)
+			target[i] = ++gen[ev];
+		else
+			target[i] = gen[ev];
+		const int s = k <= RT_POOL_RECORD_COPIED ? 1 : 0;
+		q[s][len[s]++] = i;
+	}
+	int pool_chunk[2] = {-1, -1}, next = 0;
+	rng = seed;
+	while (head[0] < len[0] || head[1] < len[1]) {
+		int ready[2], nr = 0;
+		for (int s = 0; s < 2; s++) {
+			if (head[s] == len[s])
+				continue;
+			const struct rt_pool_op *o = &ops[q[s][head[s]]];
+			const int t = target[q[s][head[s]]];
+			if (o->kind == RT_POOL_WAIT_COPIED && done[o->pool] < t)
+				continue;
+			if (o->kind == RT_POOL_WAIT_CONSUMED && done[2 + o->pool] < t)
+				continue;
+			ready[nr++] = s;
+		}
+		if (nr == 0)
+			return 1;
+		const int s = ready[nr == 2 && urand() > 0 ? 1 : 0];
+		const int i = q[s][head[s]++];
+		const struct rt_pool_op *o = &ops[i];
+		switch (o->kind) {
+		case RT_POOL_RECORD_COPIED: done[o->pool] = target[i]; break;
+		case RT_POOL_RECORD_CONSUMED: done[2 + o->pool] = target[i]; break;
+		case RT_POOL_COPY: pool_chunk[o->pool] = o->chunk; break;
+		case RT_POOL_TRAIN:
+			if (pool_chunk[o->pool] != o->chunk)
+				return 2;
+			if (o->first_batch != next || o->n_batches < 1)
+				return 3;
+			next += o->n_batches;
+			break;
+		default: break;
+		}
+	}
+	return next == n_batches ? 0 : 3;
+}
+
+Test(pool, every_interleaving_trains_each_batch_once_in_order)
+{
+	static const int batches[] = {1, 2, 3, 5, 7, 16, 17, 100, 937};
+	static const int pools[] = {1, 2, 3, 4, 16, 64};
+	static struct rt_pool_op ops[8192];
+	for (size_t a = 0; a < sizeof batches / sizeof batches[0]; a++)
+		for (size_t b = 0; b < sizeof pools / sizeof pools[0]; b++) {
+			const int nb = batches[a], K = pools[b];
+			const int n = rt_pool_schedule(nb, K, ops, 8192);
+			cr_assert_eq(n, rt_pool_max_ops(nb, K));
+			/* the last chunk holds the remainder */
+			const struct rt_pool_op *last = &ops[n - 2];
+			cr_expect_eq(last->kind, RT_POOL_TRAIN);
+			cr_expect_eq(last->n_batches, nb % K ? nb % K : K, "%d batches, K %d", nb, K);
+			for (uint64_t seed = 1; seed <= 200; seed++)
+				cr_expect_eq(simulate(ops, n, nb, seed * 2654435761u), 0,
+				             "%d batches, K %d, interleaving %llu", nb, K,
+				             (unsigned long long)seed);
+		}
+}
+
+Test(pool, copy_of_the_next_chunk_is_issued_before_training_this_one)
+{
+	struct rt_pool_op ops[64];
+	int n = rt_pool_schedule(10, 4, ops, 64); /* chunks of 4, 4, 2 */
+	cr_assert_eq(n, 18);
+	int copy1 = -1, train0 = -1;
+	for (int i = 0; i < n; i++) {
+		if (ops[i].kind == RT_POOL_COPY && ops[i].chunk == 1)
+			copy1 = i;
+		if (ops[i].kind == RT_POOL_TRAIN && ops[i].chunk == 0)
+			train0 = i;
+	}
+	cr_expect(copy1 >= 0 && copy1 < train0, "the copy overlaps the training");
+	cr_expect_eq(ops[train0].pool, 0);
+	cr_expect_eq(ops[copy1].pool, 1);
+}
+
+Test(pool, the_simulator_catches_a_missing_wait)
+{
+	/* Without the copy stream's waits on consumed[], some interleaving
+	 * overwrites a pool that is still to be trained on. */
+	static struct rt_pool_op ops[256], broken[256];
+	const int n = rt_pool_schedule(12, 2, ops, 256);
+	int m = 0, caught = 0;
+	for (int i = 0; i < n; i++)
+		if (ops[i].kind != RT_POOL_WAIT_CONSUMED)
+			broken[m++] = ops[i];
+	for (uint64_t seed = 1; seed <= 200; seed++)
+		caught += simulate(broken, m, 12, seed * 2654435761u) == 2;
+	cr_expect(caught > 0);
+}
