@@ -1,7 +1,8 @@
 # train.mk - `dnncc --train` (issue 10): training code for fully-connected
 # networks. The pass, the emitters and the driver go into dnncc; the training
 # kernels into the runtime library (for the tests) and, as text, into dnncc.
-libdnncc_a_SOURCES += passes/train.h passes/autodiff.c backend/emit_train.h backend/emit_train.c
+libdnncc_a_SOURCES += passes/train.h passes/autodiff.c backend/emit_train.h backend/emit_train.c \
+	backend/emit_train_cuda.c
 dnncc_SOURCES += driver/train.c driver/train.h
 libdnncc_rt_a_SOURCES += runtime/train_rt.h runtime/train_pool.h runtime/train_ops.c runtime/train_pool.c
 RT_EMBEDDED += runtime/train_ops.c runtime/train_pool.c runtime/train_pool.h
@@ -21,7 +22,7 @@ dist_noinst_SCRIPTS += tests/train/step_check.sh
 TESTS += tests/train/step_check.sh
 clean-local: clean-train
 clean-train:
-	rm -rf tests/train/step-out
+	rm -rf tests/train/step-out-* tests/train/cuda-out
 .PHONY: clean-train
 
 # The Fashion-MNIST trainer end to end (samples/fashion_train/): a short
@@ -44,3 +45,7 @@ clean-local: clean-train-sample
 fashion-train: dnncc$(EXEEXT)
 	$(SAMPLE_ENV) $(TRAIN_ENV) EPOCHS=10 LIMIT=0 BATCH=64 OPTIMIZER=adam LR=0.001 MIN_ACC=0.88 \
 	$(SHELL) $(srcdir)/samples/fashion_train/check_train.sh samples-out/fashion_train
+
+# Generated CUDA code compiled by nvcc and linked (when configure found nvcc).
+dist_noinst_SCRIPTS += tests/train/cuda_compile.sh
+TESTS += tests/train/cuda_compile.sh

@@ -426,6 +426,8 @@ void train_print_header(FILE *o, const struct train_plan *p, const char *N, cons
 	fprintf(o, "void %s_set_lr(float lr);\n", N);
 	fprintf(o, "/* Zeroes the optimizer state (momentum, Adam's moments and step count). */\n");
 	fprintf(o, "void %s_reset_optimizer(void);\n", N);
+	if (cuda)
+		train_print_cuda_header_extra(o, p, N, U);
 	fprintf(o, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
 
@@ -696,7 +698,8 @@ int emit_train_c(const struct graph *g, const struct options *opt, struct diag *
 	struct c_job job = {&p, opt->name, train_upper(opt->name), base, cuda};
 	int rc = train_write_file(header, print_h, &job, d);
 	if (rc == 0)
-		rc = train_write_file(opt->output, print_c, &job, d);
+		rc = cuda ? train_write_cuda(&p, opt->output, opt->name, base, d)
+		          : train_write_file(opt->output, print_c, &job, d);
 	if (rc != 0)
 		unlink(header);
 	free((char *)job.upper);

@@ -54,6 +54,14 @@ void train_print_param_tables(FILE *o, const struct train_plan *p, const char *N
 void train_print_init_bits(FILE *o, const struct train_plan *p, const char *type);
 int train_write_file(const char *path, int (*print)(FILE *, void *), void *arg, struct diag *d);
 
+/* ---- emit_train_cuda.c ------------------------------------------------------- */
+/* The CUDA-only part of NAME.h: the epoch entry point and pinned memory. */
+void train_print_cuda_header_extra(FILE *o, const struct train_plan *p, const char *N,
+                                   const char *U);
+/* Writes NAME.cu at path. */
+int train_write_cuda(const struct train_plan *p, const char *path, const char *name,
+                     const char *base, struct diag *d);
+
 /* Needs: a graph after pass_autodiff. Writes opt->output (NAME.c, or NAME.cu
  * with opt->train->cuda) and NAME.h beside it; on failure, nothing. */
 int emit_train_c(const struct graph *g, const struct options *opt, struct diag *d);

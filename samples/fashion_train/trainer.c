@@ -18,7 +18,10 @@
  *             DIR/labels.bin (uint8) and DIR/probs.bin (mlp_run's outputs
  *             for them), for checking the ONNX against other runtimes
  * Pixels are scaled to [0, 1]. The progress bar updates in place on a
- * terminal and prints plain lines otherwise. Prints the test accuracy last:
+ * terminal and prints plain lines otherwise. Built with the CUDA code of
+ * `dnncc --train --target cuda` (its header defines MLP_POOL_BATCHES), it
+ * trains through mlp_train_epoch, which streams the shuffled epoch from
+ * pinned memory. Prints the test accuracy last:
  *   test accuracy: 0.8873 (8873/10000)
  * Exit status 0, or 1 with a message on any error. */
 #include <stdint.h>
@@ -260,13 +263,53 @@ int main(int argc, char **argv)
 	int *order = malloc(sizeof(int) * n_train);
 	for (size_t i = 0; i < n_train; i++)
 		order[i] = (int)i;
-	static float x[MLP_BATCH * IMAGE_SIZE];
-	static int labels[MLP_BATCH];
 	const size_t steps = n_train / MLP_BATCH; /* the last partial batch is dropped */
 	const int tty = isatty(fileno(stdout));
 	printf("training on %zu images, batch %d, %zu steps per epoch, %ld epochs\n", n_train,
 	       MLP_BATCH, steps, epochs);
 	double total = 0.0;
+#ifdef MLP_POOL_BATCHES
+	/* CUDA: the shuffled epoch goes into pinned memory, and the generated
+	 * code streams it to the device through its two pools, in slices of
+	 * about an eighth of an epoch (one loss copy-back each, for the bar). */
+	float *px = mlp_host_alloc(sizeof(float) * steps * MLP_BATCH * IMAGE_SIZE);
+	int *plabels = mlp_host_alloc(sizeof(int) * steps * MLP_BATCH);
+	if (!px || !plabels)
+		die("%s", "cannot allocate pinned host memory (is there a CUDA device?)");
+	for (long e = 1; e <= epochs; e++) {
+		shuffle(order, n_train);
+		for (size_t r = 0; r < steps * MLP_BATCH; r++) {
+			for (int k = 0; k < IMAGE_SIZE; k++)
+				px[r * IMAGE_SIZE + k] = train_x[(size_t)order[r] * IMAGE_SIZE + k] / 255.0f;
+			plabels[r] = train_y[order[r]];
+		}
+		const size_t slice = steps / 8 + 1;
+		double t0 = now(), loss_sum = 0.0;
+		for (size_t s = 0; s < steps; s += slice) {
+			const size_t n = steps - s < slice ? steps - s : slice;
+			float mean;
+			if (mlp_train_epoch(px + s * MLP_BATCH * IMAGE_SIZE, plabels + s * MLP_BATCH,
+			                    (long)(n * MLP_BATCH), &mean) != 0)
+				die("%s", "training on the device failed");
+			loss_sum += mean * (double)n;
+			const double dt = now() - t0;
+			const int bar = (int)(30 * (s + n) / steps);
+			printf("%sepoch %ld/%ld [%.*s%*s] %3d%% loss %.4f %7.0f img/s%s", tty ? "\r" : "", e,
+			       epochs, bar, "##############################", 30 - bar, "",
+			       (int)(100 * (s + n) / steps), loss_sum / (double)(s + n),
+			       (double)((s + n) * MLP_BATCH) / dt, tty ? "" : "\n");
+			fflush(stdout);
+		}
+		const double dt = now() - t0;
+		total += dt;
+		printf("%sepoch %ld: %.2f s, %.0f images/s, mean loss %.4f\n", tty ? "\n" : "", e, dt,
+		       (double)(steps * MLP_BATCH) / dt, loss_sum / (double)steps);
+	}
+	mlp_host_free(px);
+	mlp_host_free(plabels);
+#else
+	static float x[MLP_BATCH * IMAGE_SIZE];
+	static int labels[MLP_BATCH];
 	for (long e = 1; e <= epochs; e++) {
 		shuffle(order, n_train);
 		double t0 = now(), loss_sum = 0.0;
@@ -312,6 +355,7 @@ int main(int argc, char **argv)
 		printf("epoch %ld: %.2f s, %.0f images/s, mean loss %.4f\n", e, dt,
 		       (double)seen / dt, loss_sum / (double)steps);
 	}
+#endif
 	size_t correct = evaluate(test_x, test_y, n_test);
 	printf("training time: %.2f s (%.2f s per epoch)\n", total, total / (double)epochs);
 	printf("test accuracy: %.4f (%zu/%zu)\n", (double)correct / (double)n_test, correct, n_test);

@@ -6,11 +6,14 @@
 # with mean squared error; parameters and losses must agree to 1e-5. Each
 # generated file is compiled with -Werror under gcc and clang (when present).
 # Skipped (77) without PyTorch.
+# TARGET=cuda runs the same checks on the CUDA code (nvcc, and a GPU to run
+# it: tests/gpu/run.sh does).
 set -eu
-: "${DNNCC:=./dnncc}" "${CC:=cc}" "${abs_top_srcdir:=.}"
+: "${DNNCC:=./dnncc}" "${CC:=cc}" "${abs_top_srcdir:=.}" "${TARGET:=x86-64-v3}"
+: "${NVCC:=nvcc}" "${CUDA_LIBS:=-L/usr/local/cuda/lib64 -lcublas -lcudart -lstdc++}"
 PY=/usr/bin/python3
 here="$abs_top_srcdir/tests/train"
-out=tests/train/step-out
+out=tests/train/step-out-$TARGET
 rm -rf "$out" && mkdir -p "$out"
 $PY "$here/step_ref.py" make "$out" || exit $?
 compilers="$CC"
@@ -22,14 +25,22 @@ for case in "softmax-ce sgd 0.1" "softmax-ce momentum 0.05" "softmax-ce adam 0.0
 	dir="$out/$1-$2"
 	mkdir -p "$dir"
 	cp "$out/x.bin" "$out/labels.bin" "$out/target.bin" "$dir/"
-	"$DNNCC" --train "$out/model.onnx" -o "$dir/net.c" --batch 32 --loss "$1" --optimizer "$2" \
-		--lr "$3" --target x86-64-v3
 	def=""
 	[ "$1" = mse ] && def=-DSTEP_MSE
-	for cc in $compilers; do
-		$cc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -c "$dir/net.c" -o "$dir/net-$cc.o"
-	done
-	$CC -std=c99 -O2 $def -I"$dir" "$here/step_main.c" "$dir/net-$CC.o" -o "$dir/step" -lm
+	if [ "$TARGET" = cuda ]; then
+		"$DNNCC" --train "$out/model.onnx" -o "$dir/net.cu" --batch 32 --loss "$1" \
+			--optimizer "$2" --lr "$3" --target cuda
+		$NVCC -O2 -Werror all-warnings -c "$dir/net.cu" -o "$dir/net.o"
+		$CC -std=c99 -O2 $def -I"$dir" "$here/step_main.c" "$dir/net.o" -o "$dir/step" \
+			$CUDA_LIBS -lm
+	else
+		"$DNNCC" --train "$out/model.onnx" -o "$dir/net.c" --batch 32 --loss "$1" \
+			--optimizer "$2" --lr "$3" --target "$TARGET"
+		for cc in $compilers; do
+			$cc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -c "$dir/net.c" -o "$dir/net-$cc.o"
+		done
+		$CC -std=c99 -O2 $def -I"$dir" "$here/step_main.c" "$dir/net-$CC.o" -o "$dir/step" -lm
+	fi
 	"$dir/step" "$dir" 3
 	$PY "$here/step_ref.py" compare "$dir" "$1" "$2" "$3" 3 || fail=1
 done
