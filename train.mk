@@ -49,3 +49,6 @@ fashion-train: dnncc$(EXEEXT)
 # Generated CUDA code compiled by nvcc and linked (when configure found nvcc).
 dist_noinst_SCRIPTS += tests/train/cuda_compile.sh
 TESTS += tests/train/cuda_compile.sh
+# What a GPU machine runs (not make check: no GPU here).
+EXTRA_DIST += tests/gpu/pool_check.c
+dist_noinst_SCRIPTS += tests/gpu/run.sh

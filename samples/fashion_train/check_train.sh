@@ -9,8 +9,11 @@
 #   usage: check_train.sh [OUTDIR]
 # The environment changes the run (`make fashion-train` is the full one):
 #   EPOCHS (2), LIMIT (5000 images; 0: all), BATCH (32), OPTIMIZER (adam),
-#   LR (0.002), MIN_ACC (0.77)
+#   LR (0.002), MIN_ACC (0.77), TARGET (host; cuda: the CUDA code, needs a
+#   GPU and nvcc: tests/gpu/run.sh)
 set -eu
+: "${TARGET:=host}" "${NVCC:=nvcc}"
+: "${CUDA_LIBS:=-L/usr/local/cuda/lib64 -lcublas -lcudart -lstdc++}"
 : "${EPOCHS:=2}" "${LIMIT:=5000}" "${BATCH:=32}" "${OPTIMIZER:=adam}" "${LR:=0.002}"
 : "${MIN_ACC:=0.77}"
 : "${DNNCC:=./dnncc}" "${CC:=cc}" "${abs_top_srcdir:=.}" "${abs_top_builddir:=.}"
@@ -28,13 +31,21 @@ if ! printf '#include <zlib.h>\nint main(void){return !zlibVersion();}\n' |
 	exit 77
 fi
 rm -rf "$out" && mkdir -p "$out/infer"
-"$DNNCC" --train "$here/mlp_init.onnx" -o "$out/mlp.c" --batch "$BATCH" \
-	--optimizer "$OPTIMIZER" --lr "$LR"
-$CC -std=c99 -O2 -Wall -Wextra -pedantic -Werror -c "$out/mlp.c" -o "$out/mlp.o"
+extra=""
+if [ "$TARGET" = cuda ]; then
+	"$DNNCC" --train "$here/mlp_init.onnx" -o "$out/mlp.cu" --batch "$BATCH" \
+		--optimizer "$OPTIMIZER" --lr "$LR" --target cuda
+	$NVCC -O2 -c "$out/mlp.cu" -o "$out/mlp.o"
+	extra="$CUDA_LIBS"
+else
+	"$DNNCC" --train "$here/mlp_init.onnx" -o "$out/mlp.c" --batch "$BATCH" \
+		--optimizer "$OPTIMIZER" --lr "$LR" --target "$TARGET"
+	$CC -std=c99 -O2 -Wall -Wextra -pedantic -Werror -c "$out/mlp.c" -o "$out/mlp.o"
+fi
 $CC -std=c99 -O2 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -I"$out" -I"$abs_top_builddir" \
 	-I"$abs_top_srcdir" $PROTOBUF_C_CFLAGS "$here/trainer.c" \
 	"$abs_top_builddir/frontend/onnx.pb-c.c" "$out/mlp.o" -o "$out/trainer" \
-	$PROTOBUF_C_LIBS -lz -lm
+	$PROTOBUF_C_LIBS -lz $extra -lm
 "$out/trainer" --epochs "$EPOCHS" --limit "$LIMIT" --model "$here/mlp_init.onnx" --out "$out/trained.onnx" \
 	--dump "$out" | tee "$out/train.log"
 acc=$(sed -n 's/^test accuracy: \([0-9.]*\).*/\1/p' "$out/train.log")
