@@ -52,3 +52,11 @@ TESTS += tests/train/cuda_compile.sh
 # What a GPU machine runs (not make check: no GPU here).
 EXTRA_DIST += tests/gpu/pool_check.c
 dist_noinst_SCRIPTS += tests/gpu/run.sh
+
+# `make bench-train`: full Fashion-MNIST training, dnncc beside PyTorch.
+EXTRA_DIST += bench/train_torch.py
+dist_noinst_SCRIPTS += bench/train.sh
+.PHONY: bench-train
+bench-train: dnncc$(EXEEXT)
+	$(SAMPLE_ENV) $(TRAIN_ENV) $(SHELL) $(srcdir)/bench/train.sh \
+	$(srcdir)/bench/results/train_fashion.md

@@ -5,6 +5,7 @@
  *
  *   trainer [--data DIR] [--epochs E] [--limit N] [--seed S] [--lr X]
  *           [--model INIT.onnx --out TRAINED.onnx] [--dump DIR]
+ *           [--eval-each-epoch 1]
  *
  * --data      the IDX files of Debian's dataset-fashion-mnist (gzip'd, read
  *             with zlib); default /usr/share/datasets/fashion-mnist
@@ -14,6 +15,7 @@
  * --lr        learning rate (default: the one compiled in)
  * --model, --out   copy INIT.onnx (the model dnncc --train compiled) to
  *             TRAINED.onnx with the trained parameters in its initializers
+ * --eval-each-epoch 1   also print the test accuracy after every epoch
  * --dump      write DIR/images.bin (the first BATCH test images, float32),
  *             DIR/labels.bin (uint8) and DIR/probs.bin (mlp_run's outputs
  *             for them), for checking the ONNX against other runtimes
@@ -217,7 +219,7 @@ int main(int argc, char **argv)
 {
 	const char *data = "/usr/share/datasets/fashion-mnist", *model = NULL, *out = NULL;
 	const char *dump_dir = NULL;
-	long epochs = 10, limit = 0;
+	long epochs = 10, limit = 0, eval_each = 0;
 	unsigned long long seed = 42;
 	double lr = 0.0;
 	for (int i = 1; i < argc; i++) {
@@ -239,6 +241,8 @@ int main(int argc, char **argv)
 			model = v;
 		else if (strcmp(a, "--out") == 0)
 			out = v;
+		else if (strcmp(a, "--eval-each-epoch") == 0)
+			eval_each = atol(v);
 		else if (strcmp(a, "--dump") == 0)
 			dump_dir = v;
 		else
@@ -268,6 +272,7 @@ int main(int argc, char **argv)
 	printf("training on %zu images, batch %d, %zu steps per epoch, %ld epochs\n", n_train,
 	       MLP_BATCH, steps, epochs);
 	double total = 0.0;
+	const clock_t cpu0 = clock(); /* process CPU time: honest on a shared machine */
 #ifdef MLP_POOL_BATCHES
 	/* CUDA: the shuffled epoch goes into pinned memory, and the generated
 	 * code streams it to the device through its two pools, in slices of
@@ -304,6 +309,9 @@ int main(int argc, char **argv)
 		total += dt;
 		printf("%sepoch %ld: %.2f s, %.0f images/s, mean loss %.4f\n", tty ? "\n" : "", e, dt,
 		       (double)(steps * MLP_BATCH) / dt, loss_sum / (double)steps);
+		if (eval_each)
+			printf("  test accuracy after epoch %ld: %.4f\n", e,
+			       (double)evaluate(test_x, test_y, n_test) / (double)n_test);
 	}
 	mlp_host_free(px);
 	mlp_host_free(plabels);
@@ -354,10 +362,16 @@ int main(int argc, char **argv)
 			printf("\n");
 		printf("epoch %ld: %.2f s, %.0f images/s, mean loss %.4f\n", e, dt,
 		       (double)seen / dt, loss_sum / (double)steps);
+		if (eval_each)
+			printf("  test accuracy after epoch %ld: %.4f\n", e,
+			       (double)evaluate(test_x, test_y, n_test) / (double)n_test);
 	}
 #endif
+	const double cpu = (double)(clock() - cpu0) / CLOCKS_PER_SEC;
 	size_t correct = evaluate(test_x, test_y, n_test);
-	printf("training time: %.2f s (%.2f s per epoch)\n", total, total / (double)epochs);
+	printf("training time: %.2f s (%.2f s per epoch; CPU time %.2f s per epoch%s)\n", total,
+	       total / (double)epochs, cpu / (double)epochs,
+	       eval_each ? ", with the evaluations" : "");
 	printf("test accuracy: %.4f (%zu/%zu)\n", (double)correct / (double)n_test, correct, n_test);
 	if (out)
 		write_onnx(model, out);
