@@ -44,4 +44,29 @@ for case in "softmax-ce sgd 0.1" "softmax-ce momentum 0.05" "softmax-ce adam 0.0
 	"$dir/step" "$dir" 3
 	$PY "$here/step_ref.py" compare "$dir" "$1" "$2" "$3" 3 || fail=1
 done
+# --blas openblas: the same step through cblas_sgemm, when OpenBLAS is installed.
+if [ "$TARGET" != cuda ] && printf '#include <cblas.h>\nint main(void){return 0;}\n' |
+	$CC -x c - -o /dev/null -lopenblas 2>/dev/null; then
+	dir="$out/openblas"
+	mkdir -p "$dir"
+	cp "$out/x.bin" "$out/labels.bin" "$dir/"
+	"$DNNCC" --train "$out/model.onnx" -o "$dir/net.c" --batch 32 --optimizer momentum \
+		--lr 0.05 --blas openblas
+	$CC -std=c99 -Wall -Wextra -pedantic -Werror -O2 -I"$dir" "$here/step_main.c" "$dir/net.c" \
+		-o "$dir/step" -lopenblas -lm
+	"$dir/step" "$dir" 3
+	printf 'openblas: '
+	$PY "$here/step_ref.py" compare "$dir" softmax-ce momentum 0.05 3 || fail=1
+fi
+# A model with other operators is refused, naming each node, with no output.
+if "$DNNCC" --train "$abs_top_srcdir/samples/fashion_mnist/fashion_cnn.onnx" -o "$out/cnn.c" \
+	2> "$out/cnn.err"; then
+	echo "step_check.sh: --train accepted a CNN" >&2
+	fail=1
+elif ! grep -q "node '/net/conv1/Conv' (Conv): --train: operator Conv is not supported" \
+	"$out/cnn.err" || [ -e "$out/cnn.c" ] || [ -e "$out/cnn.h" ]; then
+	echo "step_check.sh: wrong refusal of the CNN:" >&2
+	cat "$out/cnn.err" >&2
+	fail=1
+fi
 exit $fail
