@@ -1,7 +1,7 @@
 # train.mk - `dnncc --train` (issue 10): training code for fully-connected
 # networks. The pass, the emitters and the driver go into dnncc; the training
 # kernels into the runtime library (for the tests) and, as text, into dnncc.
-libdnncc_a_SOURCES += passes/train.h passes/autodiff.c backend/emit_train.h backend/emit_train.c \
+libdnncc_a_SOURCES += passes/train.h passes/train_check.c passes/autodiff.c backend/emit_train.h backend/emit_train.c \
 	backend/emit_train_cuda.c
 dnncc_SOURCES += driver/train.c driver/train.h
 libdnncc_rt_a_SOURCES += runtime/train_rt.h runtime/train_pool.h runtime/train_ops.c runtime/train_pool.c

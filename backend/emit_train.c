@@ -480,10 +480,10 @@ static int emit_c_file(FILE *o, const struct train_plan *p, const char *N, const
 	fprintf(o, " * command line: %s\n", p->opt->command_line ? p->opt->command_line : "");
 	fprintf(o, " * model file:   %s\n", g->source);
 	fprintf(o, " * loss:         %s\n", ce ? "softmax cross-entropy" : "mean squared error");
-	fprintf(o, " * optimizer:    %s, lr %g%s\n",
+	fprintf(o, " * optimizer:    %s, lr %g\n",
 	        to->optimizer == TRAIN_OPT_SGD ? "SGD" : to->optimizer == TRAIN_OPT_MOMENTUM
 	                                                     ? "SGD with momentum" : "Adam",
-	        to->lr, "");
+	        to->lr);
 	fprintf(o, " * batch:        %d\n", to->batch);
 	fprintf(o, " * parameters:   %zu floats in %d tensors\n", p->n_floats, p->n_params);
 	fprintf(o, " * GEMM:         %s\n *\n", p->opt->blas_openblas ? "OpenBLAS (cblas_sgemm)"

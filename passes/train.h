@@ -33,15 +33,15 @@ struct train_options {
  * Softmax that softmax-ce absorbs. */
 #define TRAIN_ATTR_INFER_ONLY "dnncc_inference_only"
 
-/* ---- autodiff.c --------------------------------------------------------------
- * pass_train_check needs: shapes (pass_infer_shapes). It accepts exactly the
+/* ---- train_check.c, autodiff.c -------------------------------------------------
+ * pass_train_check (train_check.c) needs: shapes (pass_infer_shapes). It accepts exactly the
  * graphs --train supports: one float input [B, ...], one output [B, C];
  * Gemm (alpha = beta = 1, transA = 0, constant B and C) or MatMul with a
  * constant right operand, Add of a constant bias, Relu, Sigmoid, Tanh,
  * Softmax over the last axis of a [B, N] tensor, Flatten and Reshape to
  * [B, N]. Every other node is refused, by name.
  *
- * pass_autodiff needs: a checked graph, opt->train. It appends the loss node
+ * pass_autodiff (autodiff.c) needs: a checked graph, opt->train. It appends the loss node
  * (labels or target become a new input tensor), then, walking the forward
  * nodes backwards, one gradient node group per forward node (chain rule:
  * Gemm nodes for the GEMM gradients, BiasGrad, ActivationGrad, SoftmaxGrad,
