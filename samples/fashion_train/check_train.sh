@@ -9,13 +9,14 @@
 #   usage: check_train.sh [OUTDIR]
 # The environment changes the run (`make fashion-train` is the full one):
 #   EPOCHS (2), LIMIT (5000 images; 0: all), BATCH (32), OPTIMIZER (adam),
-#   LR (0.002), MIN_ACC (0.77), TARGET (host; cuda: the CUDA code, needs a
+#   LR (0.002), LR_DECAY (1: the learning rate is multiplied by it after
+#   every epoch), MIN_ACC (0.77), TARGET (host; cuda: the CUDA code, needs a
 #   GPU and nvcc: tests/gpu/run.sh)
 set -eu
 : "${TARGET:=host}" "${NVCC:=nvcc}"
 : "${CUDA_LIBS:=-L/usr/local/cuda/lib64 -lcublas -lcudart -lstdc++}"
 : "${EPOCHS:=2}" "${LIMIT:=5000}" "${BATCH:=32}" "${OPTIMIZER:=adam}" "${LR:=0.002}"
-: "${MIN_ACC:=0.77}"
+: "${MIN_ACC:=0.77}" "${LR_DECAY:=1}"
 : "${DNNCC:=./dnncc}" "${CC:=cc}" "${abs_top_srcdir:=.}" "${abs_top_builddir:=.}"
 : "${PROTOBUF_C_CFLAGS:=}" "${PROTOBUF_C_LIBS:=-lprotobuf-c}"
 here="$abs_top_srcdir/samples/fashion_train"
@@ -46,8 +47,8 @@ $CC -std=c99 -O2 -Wall -Wextra -D_POSIX_C_SOURCE=200809L -I"$out" -I"$abs_top_bu
 	-I"$abs_top_srcdir" $PROTOBUF_C_CFLAGS "$here/trainer.c" \
 	"$abs_top_builddir/frontend/onnx.pb-c.c" "$out/mlp.o" -o "$out/trainer" \
 	$PROTOBUF_C_LIBS -lz $extra -lm
-"$out/trainer" --epochs "$EPOCHS" --limit "$LIMIT" --model "$here/mlp_init.onnx" --out "$out/trained.onnx" \
-	--dump "$out" | tee "$out/train.log"
+"$out/trainer" --epochs "$EPOCHS" --limit "$LIMIT" --lr "$LR" --lr-decay "$LR_DECAY" \
+	--model "$here/mlp_init.onnx" --out "$out/trained.onnx" --dump "$out" | tee "$out/train.log"
 acc=$(sed -n 's/^test accuracy: \([0-9.]*\).*/\1/p' "$out/train.log")
 if ! awk -v a="$acc" -v m="$MIN_ACC" 'BEGIN { exit !(a >= m) }'; then
 	echo "check_train.sh: test accuracy $acc is below $MIN_ACC" >&2

@@ -3,7 +3,7 @@
  * batch size), evaluates it on the test set and writes the trained model as
  * ONNX.
  *
- *   trainer [--data DIR] [--epochs E] [--limit N] [--seed S] [--lr X]
+ *   trainer [--data DIR] [--epochs E] [--limit N] [--seed S] [--lr X] [--lr-decay F]
  *           [--model INIT.onnx --out TRAINED.onnx] [--dump DIR]
  *           [--eval-each-epoch 1]
  *
@@ -13,6 +13,7 @@
  * --limit     train on the first N training images only (default: all 60,000)
  * --seed      seed of the shuffle (xorshift64*, a new permutation every epoch)
  * --lr        learning rate (default: the one compiled in)
+ * --lr-decay  multiply the learning rate by F after every epoch (with --lr)
  * --model, --out   copy INIT.onnx (the model dnncc --train compiled) to
  *             TRAINED.onnx with the trained parameters in its initializers
  * --eval-each-epoch 1   also print the test accuracy after every epoch
@@ -221,7 +222,7 @@ int main(int argc, char **argv)
 	const char *dump_dir = NULL;
 	long epochs = 10, limit = 0, eval_each = 0;
 	unsigned long long seed = 42;
-	double lr = 0.0;
+	double lr = 0.0, decay = 1.0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
@@ -237,6 +238,8 @@ int main(int argc, char **argv)
 			seed = strtoull(v, NULL, 10);
 		else if (strcmp(a, "--lr") == 0)
 			lr = atof(v);
+		else if (strcmp(a, "--lr-decay") == 0)
+			decay = atof(v);
 		else if (strcmp(a, "--model") == 0)
 			model = v;
 		else if (strcmp(a, "--out") == 0)
@@ -252,6 +255,8 @@ int main(int argc, char **argv)
 		die("%s", "--model and --out go together");
 	if (epochs < 1)
 		die("%s", "--epochs must be at least 1");
+	if (decay != 1.0 && !(lr > 0.0 && decay > 0.0 && decay <= 1.0))
+		die("%s", "--lr-decay F needs --lr and 0 < F <= 1");
 	size_t n_train, n_lab, n_test, n_test_lab;
 	unsigned char *train_x = read_idx(data, "train-images-idx3-ubyte.gz", 1, &n_train);
 	unsigned char *train_y = read_idx(data, "train-labels-idx1-ubyte.gz", 0, &n_lab);
@@ -312,6 +317,8 @@ int main(int argc, char **argv)
 		if (eval_each)
 			printf("  test accuracy after epoch %ld: %.4f\n", e,
 			       (double)evaluate(test_x, test_y, n_test) / (double)n_test);
+		if (decay != 1.0)
+			mlp_set_lr((float)(lr *= decay));
 	}
 	mlp_host_free(px);
 	mlp_host_free(plabels);
@@ -365,6 +372,8 @@ int main(int argc, char **argv)
 		if (eval_each)
 			printf("  test accuracy after epoch %ld: %.4f\n", e,
 			       (double)evaluate(test_x, test_y, n_test) / (double)n_test);
+		if (decay != 1.0)
+			mlp_set_lr((float)(lr *= decay));
 	}
 #endif
 	const double cpu = (double)(clock() - cpu0) / CLOCKS_PER_SEC;
