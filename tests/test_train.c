@@ -572,3 +572,40 @@ Test(pool, the_simulator_catches_a_missing_wait)
 		caught += simulate(broken, m, 12, seed * 2654435761u) == 2;
 	cr_expect(caught > 0);
 }
+
+Test(autodiff, shared_weight_sums_its_gradients)
+{
+	/* x [4, 5] -> Gemm(W [5, 5]) -> Tanh -> Gemm(W again) -> y: W's gradient is
+	 * the sum of both layers' contributions, added by one Add node, and W gets
+	 * one optimizer step. */
+	struct graph *g = ir_graph_new("t.onnx");
+	g->opset = 13;
+	struct tensor *x = shaped(g, "x", 2, (int64_t[]){4, 5});
+	x->is_input = 1;
+	g->n_inputs = 1;
+	g->inputs = arena_alloc(&g->arena, sizeof *g->inputs);
+	g->inputs[0] = x;
+	struct tensor *w = param(g, "W", 2, (int64_t[]){5, 5});
+	struct tensor *h = shaped(g, "h", 2, (int64_t[]){4, 5}), *t = shaped(g, "t", 2, (int64_t[]){4, 5});
+	struct tensor *y = shaped(g, "y", 2, (int64_t[]){4, 5});
+	ir_add_node(g, OP_GEMM, "fc1", 2, (struct tensor *[]){x, w}, 1, &h);
+	ir_add_node(g, OP_TANH, "tanh", 1, &h, 1, &t);
+	ir_add_node(g, OP_GEMM, "fc2", 2, (struct tensor *[]){t, w}, 1, &y);
+	y->is_output = 1;
+	g->n_outputs = 1;
+	g->outputs = arena_alloc(&g->arena, sizeof *g->outputs);
+	g->outputs[0] = y;
+	struct train_options to = topt;
+	to.batch = 4;
+	struct options opt = {.train = &to};
+	struct diag d;
+	diag_init(&d, "t.onnx", stderr);
+	cr_assert_eq(pass_train_check(g, &opt, &d) + pass_autodiff(g, &opt, &d), 0);
+	cr_assert_eq(ir_verify(g, "autodiff", 1, &d), 0);
+	cr_expect_eq(count_op(g, OP_ADD), 1);
+	cr_expect_eq(count_op(g, OP_OPTIMIZER_STEP), 1);
+	struct node *step = g->nodes[g->n_nodes - 1];
+	cr_expect_eq(step->op, OP_OPTIMIZER_STEP);
+	cr_expect_eq(step->inputs[1]->producer->op, OP_ADD, "the step reads the summed gradient");
+	ir_graph_free(g);
+}

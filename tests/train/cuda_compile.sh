@@ -2,7 +2,8 @@
 # cuda_compile.sh - `dnncc --train --target cuda` output compiles with nvcc
 # (warnings as errors, host compiler with -Wall -Wextra) and links with a C
 # program against cuBLAS and the CUDA runtime: the small MLP of step_ref.py
-# with softmax-ce and each optimizer, mse, pools of 3 batches, and the
+# with softmax-ce and each optimizer, mse, pools of 3 batches, a weight read
+# by two layers, and the
 # Fashion-MNIST trainer. Nothing runs: that needs a GPU (tests/gpu/run.sh).
 # Skipped (77) when configure found no nvcc or PyTorch is missing.
 set -eu
@@ -30,6 +31,14 @@ for case in "softmax-ce sgd 16" "softmax-ce momentum 1" "softmax-ce adam 3" "mse
 		-o "$dir/step" $CUDA_LIBS -lm
 	echo "compiled and linked: $1 $2, pools of $3 batches"
 done
+# a weight read twice: the gradient-sum kernel
+mkdir -p "$out/shared"
+/usr/bin/python3 "$here/step_ref.py" make "$out/shared" shared
+"$DNNCC" --train "$out/shared/model.onnx" -o "$out/shared/net.cu" --batch 32 --optimizer adam \
+	--target cuda
+$NVCC -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra -c "$out/shared/net.cu" \
+	-o "$out/shared/net.o"
+echo "compiled: a shared weight"
 train="$abs_top_srcdir/samples/fashion_train"
 mkdir -p "$out/fashion"
 "$DNNCC" --train "$train/mlp_init.onnx" -o "$out/fashion/mlp.cu" --batch 64 --optimizer adam \

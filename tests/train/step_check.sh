@@ -3,7 +3,8 @@
 # small MLP of step_ref.py (Flatten, Gemm, Tanh, MatMul + Add, Sigmoid, Gemm,
 # Relu, Gemm, Softmax), same initial parameters, same batch of 32, three steps
 # of each optimizer (SGD, momentum, Adam) with softmax cross-entropy and two
-# with mean squared error; parameters and losses must agree to 1e-5. Each
+# with mean squared error, and Adam on a model that reads one weight twice;
+# parameters and losses must agree to 1e-5. Each
 # generated file is compiled with -Werror under gcc and clang (when present).
 # Skipped (77) without PyTorch.
 # TARGET=cuda runs the same checks on the CUDA code (nvcc, and a GPU to run
@@ -44,6 +45,24 @@ for case in "softmax-ce sgd 0.1" "softmax-ce momentum 0.05" "softmax-ce adam 0.0
 	"$dir/step" "$dir" 3
 	$PY "$here/step_ref.py" compare "$dir" "$1" "$2" "$3" 3 || fail=1
 done
+# A weight read by two Gemm nodes (its gradients summed), with Adam.
+dir="$out/shared"
+mkdir -p "$dir"
+$PY "$here/step_ref.py" make "$dir" shared
+if [ "$TARGET" = cuda ]; then
+	"$DNNCC" --train "$dir/model.onnx" -o "$dir/net.cu" --batch 32 --optimizer adam --lr 0.01 \
+		--target cuda
+	$NVCC -O2 -Werror all-warnings -c "$dir/net.cu" -o "$dir/net.o"
+	$CC -std=c99 -O2 -I"$dir" "$here/step_main.c" "$dir/net.o" -o "$dir/step" $CUDA_LIBS -lm
+else
+	"$DNNCC" --train "$dir/model.onnx" -o "$dir/net.c" --batch 32 --optimizer adam --lr 0.01 \
+		--target "$TARGET"
+	$CC -std=c99 -Wall -Wextra -pedantic -Werror -O2 -I"$dir" "$here/step_main.c" "$dir/net.c" \
+		-o "$dir/step" -lm
+fi
+"$dir/step" "$dir" 3
+printf 'shared weight: '
+$PY "$here/step_ref.py" compare "$dir" softmax-ce adam 0.01 3 shared || fail=1
 # --blas openblas: the same step through cblas_sgemm, when OpenBLAS is installed.
 if [ "$TARGET" != cuda ] && printf '#include <cblas.h>\nint main(void){return 0;}\n' |
 	$CC -x c - -o /dev/null -lopenblas 2>/dev/null; then

@@ -7,6 +7,8 @@ after a few optimizer steps.
   step_ref.py make DIR      writes DIR/model.onnx, DIR/x.bin (float32
                             [32, 2, 6]), DIR/labels.bin (int32 [32]),
                             DIR/target.bin (float32 [32, 5])
+  step_ref.py make DIR shared   the same for a model that uses one weight
+                            twice (compare takes `shared` last too)
   step_ref.py compare DIR LOSS OPT LR STEPS
                             runs STEPS steps in PyTorch from the same model
                             and batch, and compares DIR/params.bin (the
@@ -38,8 +40,35 @@ class MatMulAdd(torch.nn.Module):
         return torch.matmul(x, self.W) + self.b
 
 
+class Shared(torch.nn.Module):
+    """One Linear layer applied twice (its weight read by two Gemm nodes):
+    the gradients of both uses must be summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = torch.nn.Linear(12, 6)
+        self.mid = torch.nn.Linear(6, 6)
+        self.out = torch.nn.Linear(6, 5)
+
+    def forward(self, x):
+        h = torch.tanh(self.inp(torch.flatten(x, 1)))
+        h = torch.sigmoid(self.mid(h))
+        h = torch.tanh(self.mid(h))
+        return torch.softmax(self.out(h), dim=1)
+
+    def logits(self, x):
+        h = torch.tanh(self.inp(torch.flatten(x, 1)))
+        h = torch.tanh(self.mid(torch.sigmoid(self.mid(h))))
+        return self.out(h)
+
+
+SHARED = len(sys.argv) > 3 and sys.argv[-1] == "shared"
+
+
 def build():
     torch.manual_seed(7)
+    if SHARED:
+        return Shared()
     return torch.nn.Sequential(
         torch.nn.Flatten(), torch.nn.Linear(12, 16), torch.nn.Tanh(),
         MatMulAdd(16, 8), torch.nn.Sigmoid(), torch.nn.Linear(8, 6),
@@ -80,7 +109,7 @@ def compare(d, loss_name, opt_name, lr, steps):
         opt.zero_grad()
         y = model(x)
         if loss_name == "softmax-ce":
-            logits = model[:-1](x)
+            logits = model.logits(x) if SHARED else model[:-1](x)
             loss = torch.nn.functional.cross_entropy(logits, labels.long())
         else:
             loss = torch.nn.functional.mse_loss(y, target)
