@@ -455,6 +455,8 @@ static int print_cu(FILE *o, void *arg)
 	        "cudaMemcpyHostToDevice, s_compute));\n"
 	        "\tif (loss_out)\n\t\tCUDA(cudaMemsetAsync(d_loss_sum, 0, sizeof(float), s_compute));\n"
 	        "\tif (step_on(d_pool_x[0], d_pool_labels[0]))\n\t\treturn -1;\n"
+	        "\t/* the next epoch's first copy into pool 0 waits for this step */\n"
+	        "\tCUDA(cudaEventRecord(ev_consumed[0], s_compute));\n"
 	        "\tif (loss_out) {\n"
 	        "\t\tCUDA(cudaMemcpyAsync(loss_out, d_loss_sum, sizeof(float), "
 	        "cudaMemcpyDeviceToHost, s_compute));\n"
