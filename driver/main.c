@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "driver/driver.h"
+#include "driver/train.h"
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
@@ -43,6 +44,7 @@
 	"  --threads N            1 (multi-threaded code is not built yet)\n"            \
 	"  --report               print per-layer choices and the memory plan\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
+	"  --train ...            emit training code (dnncc --train --help)\n"          \
 	"dnncc profile takes the options that read the model, --target and --blas, and:\n" \
 	"  -o FILE                the cost table to write (TSV, see README)\n"        \
 	"  --emit-harness DIR     write the harness (harness.c, Makefile) instead of running it\n" \
@@ -232,6 +234,9 @@ int main(int argc, char **argv)
 	char *name = NULL;
 	static struct shape_override shapes[64];
 	static struct force_primitive forces[256];
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--train") == 0)
+			return train_main(argc, argv);
 	/* dnncc profile (argv[1]) takes the same options; --costs, --profile. */
 	struct profile_options prof = {0};
 	int profiling = argc > 1 && strcmp(argv[1], "profile") == 0, profile_first = 0;

@@ -7,6 +7,7 @@
 #include "ir/ir.h"
 
 struct cost_table;
+struct train_options;
 
 enum weights_mode {
 	WEIGHTS_AUTO,   /* C array for small weight sets, .incbin for large ones */
@@ -47,6 +48,7 @@ struct options {
 	int blas_openblas;             /* --blas openblas: GEMMs call cblas_sgemm */
 	const struct cost_table *costs; /* --costs / --profile: measured costs (costs.c);
 	                                   NULL: the built-in model (cost_model.c); not owned */
+	const struct train_options *train; /* --train (passes/train.h); NULL: inference */
 };
 
 /* ---- infer_shapes.c ---------------------------------------------------------
