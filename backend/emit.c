@@ -72,6 +72,12 @@ static const char *const rt_act_names[ACT_COUNT_] = {
 	"RT_ACT_NONE", "RT_ACT_RELU", "RT_ACT_LEAKY_RELU", "RT_ACT_CLIP", "RT_ACT_SIGMOID", "RT_ACT_TANH",
 };
 _Static_assert(sizeof rt_act_names / sizeof rt_act_names[0] == ACT_COUNT_, "act names");
+static const char *const rt_math_names[RT_MATH_COUNT_] = {
+#define X(e) #e,
+	RT_MATH_FNS(X)
+#undef X
+};
+
 _Static_assert((int)ACT_NONE == (int)RT_ACT_NONE && (int)ACT_RELU == (int)RT_ACT_RELU &&
                        (int)ACT_LEAKY_RELU == (int)RT_ACT_LEAKY_RELU &&
                        (int)ACT_CLIP == (int)RT_ACT_CLIP && (int)ACT_SIGMOID == (int)RT_ACT_SIGMOID &&
@@ -937,7 +943,8 @@ static int plan_binary(struct plan *p, struct layer *l)
 		return -1;
 	}
 	static const int ops[] = {[OP_ADD] = RT_ADD, [OP_SUB] = RT_SUB, [OP_MUL] = RT_MUL,
-	                          [OP_DIV] = RT_DIV};
+	                          [OP_DIV] = RT_DIV, [OP_POW] = RT_POW, [OP_PRELU] = RT_PRELU,
+	                          [OP_MAX] = RT_MAX, [OP_MIN] = RT_MIN, [OP_SUM] = RT_ADD};
 	l->u.binary.op = ops[n->op];
 	if (to_bcast(p, n, y->rank, dims, strides, &l->u.binary.b))
 		return -1;
@@ -976,6 +983,80 @@ static int plan_unary(struct plan *p, struct layer *l)
 	l->u.unary.n = ir_numel(y);
 	l->unit = RT_UNIT_UNARY;
 	l->kernel = "rt_unary";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* Elementwise math (runtime/unary_math.c): the function, and which canonical
+ * attributes (passes/canonicalize.c) become its alpha and beta. */
+static const struct math_row {
+	enum op op;
+	int fn;            /* enum rt_math_fn */
+	const char *alpha; /* attribute read as alpha, or NULL */
+	const char *beta;  /* attribute read as beta, or NULL */
+} math_rows[] = {
+	{OP_EXP, RT_MATH_EXP, NULL, NULL},
+	{OP_LOG, RT_MATH_LOG, NULL, NULL},
+	{OP_SQRT, RT_MATH_SQRT, NULL, NULL},
+	{OP_ABS, RT_MATH_ABS, NULL, NULL},
+	{OP_NEG, RT_MATH_NEG, NULL, NULL},
+	{OP_RECIPROCAL, RT_MATH_RECIPROCAL, NULL, NULL},
+	{OP_FLOOR, RT_MATH_FLOOR, NULL, NULL},
+	{OP_CEIL, RT_MATH_CEIL, NULL, NULL},
+	{OP_ROUND, RT_MATH_ROUND, NULL, NULL},
+	{OP_SIGN, RT_MATH_SIGN, NULL, NULL},
+	{OP_SIN, RT_MATH_SIN, NULL, NULL},
+	{OP_COS, RT_MATH_COS, NULL, NULL},
+	{OP_TAN, RT_MATH_TAN, NULL, NULL},
+	{OP_ASIN, RT_MATH_ASIN, NULL, NULL},
+	{OP_ACOS, RT_MATH_ACOS, NULL, NULL},
+	{OP_ATAN, RT_MATH_ATAN, NULL, NULL},
+	{OP_SINH, RT_MATH_SINH, NULL, NULL},
+	{OP_COSH, RT_MATH_COSH, NULL, NULL},
+	{OP_ASINH, RT_MATH_ASINH, NULL, NULL},
+	{OP_ACOSH, RT_MATH_ACOSH, NULL, NULL},
+	{OP_ATANH, RT_MATH_ATANH, NULL, NULL},
+	{OP_ERF, RT_MATH_ERF, NULL, NULL},
+	{OP_ELU, RT_MATH_ELU, "alpha", NULL},
+	{OP_SELU, RT_MATH_SELU, "alpha", "gamma"},
+	{OP_CELU, RT_MATH_CELU, "alpha", NULL},
+	{OP_HARD_SIGMOID, RT_MATH_HARD_SIGMOID, "alpha", "beta"},
+	{OP_HARD_SWISH, RT_MATH_HARD_SWISH, NULL, NULL},
+	{OP_SOFTPLUS, RT_MATH_SOFTPLUS, NULL, NULL},
+	{OP_SOFTSIGN, RT_MATH_SOFTSIGN, NULL, NULL},
+	{OP_MISH, RT_MATH_MISH, NULL, NULL},
+	{OP_THRESHOLDED_RELU, RT_MATH_THRESHOLDED_RELU, "alpha", NULL},
+	{OP_GELU, RT_MATH_GELU, NULL, NULL}, /* approximate="tanh": RT_MATH_GELU_TANH */
+};
+
+static const struct math_row *math_row_of(enum op op)
+{
+	for (size_t i = 0; i < sizeof math_rows / sizeof math_rows[0]; i++)
+		if (math_rows[i].op == op)
+			return &math_rows[i];
+	return NULL;
+}
+
+static int plan_math(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const struct math_row *r = math_row_of(n->op);
+	if (!r)
+		unreachable("plan_math: not an elementwise math op");
+	l->u.unary.act = r->fn;
+	if (n->op == OP_GELU && strcmp(ir_attr_string(n, "approximate", "none"), "tanh") == 0)
+		l->u.unary.act = RT_MATH_GELU_TANH;
+	l->u.unary.alpha = r->alpha ? (float)ir_attr_float(n, r->alpha, 0.0) : 0.0f;
+	l->u.unary.beta = r->beta ? (float)ir_attr_float(n, r->beta, 0.0) : 0.0f;
+	if (ir_numel(x) != ir_numel(y)) {
+		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	l->u.unary.n = ir_numel(y);
+	l->unit = RT_UNIT_UNARY_MATH;
+	l->kernel = "rt_unary_math";
 	add_arg(l, x, "x");
 	return 0;
 }
@@ -1289,7 +1370,9 @@ static int plan_layer(struct plan *p, struct layer *l)
 	}
 	int need = n->op == OP_BATCHNORM ? 5
 	           : n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
-	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV
+	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV ||
+	                   n->op == OP_POW || n->op == OP_PRELU || n->op == OP_MAX ||
+	                   n->op == OP_MIN || n->op == OP_SUM
 	                   ? 2
 	                   : 1;
 	int ok = n->n_inputs >= need;
@@ -1337,12 +1420,49 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: rc = plan_binary(p, l); break;
+	case OP_DIV:
+	case OP_POW:
+	case OP_PRELU:
+	case OP_MAX:
+	case OP_MIN:
+	case OP_SUM: rc = plan_binary(p, l); break;
 	case OP_RELU:
 	case OP_LEAKY_RELU:
 	case OP_SIGMOID:
 	case OP_TANH: rc = plan_unary(p, l); break;
 	case OP_CLIP: rc = n->n_inputs > 1 ? plan_clip(p, l) : plan_unary(p, l); break;
+	case OP_EXP:
+	case OP_LOG:
+	case OP_SQRT:
+	case OP_ABS:
+	case OP_NEG:
+	case OP_RECIPROCAL:
+	case OP_FLOOR:
+	case OP_CEIL:
+	case OP_ROUND:
+	case OP_SIGN:
+	case OP_SIN:
+	case OP_COS:
+	case OP_TAN:
+	case OP_ASIN:
+	case OP_ACOS:
+	case OP_ATAN:
+	case OP_SINH:
+	case OP_COSH:
+	case OP_ASINH:
+	case OP_ACOSH:
+	case OP_ATANH:
+	case OP_ERF:
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_SOFTPLUS:
+	case OP_SOFTSIGN:
+	case OP_MISH:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU: rc = plan_math(p, l); break;
 	case OP_BATCHNORM: rc = plan_batchnorm(p, l); break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
@@ -2160,8 +2280,14 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: {
-		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV"};
+	case OP_DIV:
+	case OP_POW:
+	case OP_PRELU:
+	case OP_MAX:
+	case OP_MIN:
+	case OP_SUM: {
+		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV",
+		                                  "RT_POW", "RT_PRELU", "RT_MAX", "RT_MIN"};
 		const struct rt_bcast *b = &l->u.binary.b;
 		ints_str(f[0], sizeof f[0], b->dims, b->rank);
 		ints_str(f[1], sizeof f[1], b->sa, b->rank);
@@ -2192,6 +2318,44 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
 		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
 		          rt_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
+		break;
+	case OP_EXP:
+	case OP_LOG:
+	case OP_SQRT:
+	case OP_ABS:
+	case OP_NEG:
+	case OP_RECIPROCAL:
+	case OP_FLOOR:
+	case OP_CEIL:
+	case OP_ROUND:
+	case OP_SIGN:
+	case OP_SIN:
+	case OP_COS:
+	case OP_TAN:
+	case OP_ASIN:
+	case OP_ACOS:
+	case OP_ATAN:
+	case OP_SINH:
+	case OP_COSH:
+	case OP_ASINH:
+	case OP_ACOSH:
+	case OP_ATANH:
+	case OP_ERF:
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_SOFTPLUS:
+	case OP_SOFTSIGN:
+	case OP_MISH:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU:
+		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
+		float_lit(f[1], sizeof f[1], l->u.unary.beta);
+		emit_line(e, "rt_unary_math(%s, %s, %s, %" PRId64 ", x, y); /* function, alpha, beta, "
+		             "n */",
+		          rt_math_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
 		break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX:

@@ -258,7 +258,9 @@ static int required_inputs(enum op op)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: return 2;
+	case OP_DIV:
+	case OP_POW:
+	case OP_PRELU: return 2;
 	case OP_BATCHNORM: return 5;
 	case OP_CONSTANT: return 0;
 	default: return 1;
@@ -956,6 +958,126 @@ static int canon_lrn(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* Elementwise math with float attributes: the ONNX defaults written out
+ * (Elu, Selu, Celu, HardSigmoid, ThresholdedRelu), Gelu's approximation
+ * checked. The backend reads these names. */
+static const struct math_attr {
+	enum op op;
+	const char *name; /* ONNX attribute name */
+	double dflt;      /* its default */
+} math_attrs[] = {
+	{OP_ELU, "alpha", 1.0},
+	{OP_SELU, "alpha", 1.67326319217681884765625},
+	{OP_SELU, "gamma", 1.05070102214813232421875},
+	{OP_CELU, "alpha", 1.0},
+	{OP_HARD_SIGMOID, "alpha", 0.2},
+	{OP_HARD_SIGMOID, "beta", 0.5},
+	{OP_THRESHOLDED_RELU, "alpha", 1.0},
+};
+
+static int canon_math(struct graph *g, struct node *n, struct diag *d)
+{
+	for (size_t i = 0; i < sizeof math_attrs / sizeof math_attrs[0]; i++)
+		if (math_attrs[i].op == n->op)
+			put_float(g, n, math_attrs[i].name,
+			          get_float(d, n, math_attrs[i].name, math_attrs[i].dflt));
+	if (n->op == OP_CELU && get_float(d, n, "alpha", 1.0) == 0.0) {
+		diag_error(d, n, "alpha is 0; Celu divides by alpha");
+		return 1;
+	}
+	if (n->op == OP_GELU) {
+		const char *approx = get_string(d, n, "approximate", "none");
+		if (strcmp(approx, "none") != 0 && strcmp(approx, "tanh") != 0) {
+			diag_error(d, n, "approximate is '%s', expected 'none' or 'tanh'", approx);
+			return 1;
+		}
+		put_string(g, n, "approximate", approx);
+	}
+	return 0;
+}
+
+/* Shape of a and b broadcast together (infer_shapes checked they do). */
+static void bcast_shape(const struct tensor *a, const struct tensor *b, int *rank, int64_t *dims)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+	for (int i = 0; i < r; i++) {
+		int64_t da = i < r - a->rank ? 1 : a->dims[i - (r - a->rank)];
+		int64_t db = i < r - b->rank ? 1 : b->dims[i - (r - b->rank)];
+		dims[i] = da == 1 ? db : da;
+	}
+	*rank = r;
+}
+
+/* Variadic Max, Min, Sum and Mean become what the backend runs: a chain of
+ * two-input Max/Min/Sum nodes, y = ((x0 op x1) op x2) ..., and for Mean a
+ * Div of that sum by the input count (ONNX Mean: the elementwise average).
+ * One input is the input itself. The node becomes the first link; the others
+ * go right behind it and are visited later. */
+static int canon_variadic(struct graph *g, struct node *n, struct diag *d)
+{
+	int k = n->n_inputs;
+	int mean = n->op == OP_MEAN;
+	struct tensor *y = n->outputs[0]; /* all inputs broadcast together */
+	char buf[256], suffix[32];
+	if (k == 1 && !mean)
+		return remove_passthrough(g, n, d);
+	enum op link = mean ? OP_SUM : n->op;
+	struct node *last = n;
+	struct tensor *acc = n->inputs[0]; /* the result so far */
+	struct tensor **ins = n->inputs;
+	for (int i = 1; i < k; i++) {
+		struct tensor *out = y;
+		if (i < k - 1 || mean) {
+			int64_t dims[IR_MAX_RANK];
+			int rank;
+			bcast_shape(acc, ins[i], &rank, dims);
+			snprintf(suffix, sizeof suffix, "_part%d", i);
+			out = ir_new_tensor(g, derived_name(buf, sizeof buf, y->name, suffix), DTYPE_F32);
+			ir_set_shape(out, rank, dims);
+		}
+		struct tensor *pair[2] = {acc, ins[i]};
+		if (i == 1) {
+			struct tensor **two = arena_alloc(&g->arena, 2 * sizeof *two);
+			two[0] = pair[0];
+			two[1] = pair[1];
+			n->op = link;
+			n->inputs = two;
+			n->n_inputs = 2;
+			n->outputs[0] = out;
+			out->producer = n;
+		} else {
+			snprintf(suffix, sizeof suffix, "_%d", i);
+			last = insert_node_after(g, last, link,
+			                         unique_node_name(g, derived_name(buf, sizeof buf,
+			                                                          n->name, suffix)),
+			                         2, pair, 1, &out);
+		}
+		acc = out;
+	}
+	if (mean) {
+		float *count = arena_alloc(&g->arena, sizeof *count);
+		int64_t scalar[1] = {1}; /* unread: rank 0 */
+		*count = (float)k;
+		struct tensor *tk = ir_new_constant(g, derived_name(buf, sizeof buf, n->name, "_count"),
+		                                    DTYPE_F32, 0, scalar, count);
+		struct tensor *pair[2] = {acc, tk};
+		if (k == 1) {
+			/* Mean of one input: x / 1, kept as a node so y stays written. */
+			struct tensor **two = arena_alloc(&g->arena, 2 * sizeof *two);
+			two[0] = pair[0];
+			two[1] = pair[1];
+			n->op = OP_DIV;
+			n->inputs = two;
+			n->n_inputs = 2;
+			return 0;
+		}
+		insert_node_after(g, last, OP_DIV,
+		                  unique_node_name(g, derived_name(buf, sizeof buf, n->name, "_mean")),
+		                  2, pair, 1, &y);
+	}
+	return 0;
+}
+
 static int canon_node(struct graph *g, struct node *n, struct diag *d)
 {
 	if (check_arity(d, n))
@@ -1009,7 +1131,20 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_UNSQUEEZE: err += canon_view(g, n, d); break;
 	case OP_TRANSPOSE: err += canon_transpose(g, n, d); break;
 	case OP_PAD: err += canon_pad(g, n, d); break;
-	default: break; /* Relu, Sigmoid, Tanh; BatchNormalization comes next */
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU: err += canon_math(g, n, d); break;
+	case OP_MAX:
+	case OP_MIN:
+	case OP_SUM:
+	case OP_MEAN:
+		if (n->n_inputs != 2 || n->op == OP_MEAN)
+			err += canon_variadic(g, n, d);
+		break;
+	default: break; /* Relu, Sigmoid, Tanh, unary math; BatchNormalization comes next */
 	}
 	return err;
 }

@@ -1776,6 +1776,77 @@ static int infer_constant_of_shape(struct ctx *c, struct node *n)
 	return 0;
 }
 
+/* ---- elementwise math: Pow, PRelu, variadic Max/Min/Mean/Sum ------------------- */
+
+/* Pow (numpy broadcasting, Y typed as X) and PRelu (the slope broadcasts to X
+ * in one direction, ONNX PRelu-7+: Y is shaped as X). */
+static int infer_pow_prelu(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 2, 1))
+		return -1;
+	struct tensor *a = n->inputs[0], *b = n->inputs[1];
+	int64_t dims[IR_MAX_RANK];
+	int r, bad;
+	/* PRelu-6 and before: a slope of C values is per channel (dim 1), which
+	 * is numpy broadcasting of the slope shaped [C, 1, ..., 1]; a constant
+	 * slope gets that shape (a copy: its data may be shared). */
+	if (n->op == OP_PRELU && c->opset < 7 && b->rank == 1 && a->rank > 2 &&
+	    b->dims[0] == a->dims[1] && b->dims[0] != 1) {
+		if (!b->data || !ir_dtype_size(b->dtype)) {
+			diag_error(c->d, n, "per-channel slope '%s' (PRelu-6) is supported only as "
+			           "a constant", b->name);
+			return -1;
+		}
+		int64_t db[IR_MAX_RANK];
+		db[0] = b->dims[0];
+		for (int i = 1; i < a->rank - 1; i++)
+			db[i] = 1;
+		n->inputs[1] = b = ir_new_constant(c->g, b->name, b->dtype, a->rank - 1, db,
+		                                   arena_memdup(&c->g->arena, b->data, ir_nbytes(b)));
+	}
+	if (broadcast_dims(a->rank, a->dims, b->rank, b->dims, &r, dims, &bad) ||
+	    (n->op == OP_PRELU &&
+	     (r != a->rank || memcmp(dims, a->dims, (size_t)r * sizeof *dims) != 0))) {
+		diag_error(c->d, n, "%s %s does not broadcast %s %s (ONNX %s broadcasting)",
+		           n->op == OP_PRELU ? "slope" : "exponent", SHAPE(b),
+		           n->op == OP_PRELU ? "to" : "with", SHAPE(a),
+		           n->op == OP_PRELU ? "unidirectional" : "multidirectional");
+		return -1;
+	}
+	return set_out(c, n, 0, a->dtype, r, dims);
+}
+
+/* Max, Min, Mean, Sum: one or more inputs of one dtype, broadcast together. */
+static int infer_variadic(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, INT_MAX, 1))
+		return -1;
+	struct tensor *a = n->inputs[0];
+	int64_t dims[IR_MAX_RANK];
+	int r = a->rank;
+	memcpy(dims, a->dims, (size_t)r * sizeof *dims);
+	for (int i = 1; i < n->n_inputs; i++) {
+		struct tensor *b = n->inputs[i];
+		int64_t next[IR_MAX_RANK];
+		int bad, ro;
+		if (!b) {
+			diag_error(c->d, n, "input %d is missing", i);
+			return -1;
+		}
+		if (same_dtype(c, n, a, b))
+			return -1;
+		if (broadcast_dims(r, dims, b->rank, b->dims, &ro, next, &bad)) {
+			diag_error(c->d, n, "input %d %s does not broadcast with the shape %s of the "
+			           "inputs before it (ONNX multidirectional broadcasting)",
+			           i, SHAPE(b), DIMS(r, dims));
+			return -1;
+		}
+		memcpy(dims, next, sizeof next);
+		r = ro;
+	}
+	return set_out(c, n, 0, a->dtype, r, dims);
+}
+
 /* ---- the walk --------------------------------------------------------------------- */
 
 static int infer_node(struct ctx *c, struct node *n)
@@ -1792,7 +1863,45 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_LEAKY_RELU:
 	case OP_CLIP:
 	case OP_SIGMOID:
-	case OP_TANH: return infer_unary(c, n);
+	case OP_TANH:
+	case OP_EXP:
+	case OP_LOG:
+	case OP_SQRT:
+	case OP_ABS:
+	case OP_NEG:
+	case OP_RECIPROCAL:
+	case OP_FLOOR:
+	case OP_CEIL:
+	case OP_ROUND:
+	case OP_SIGN:
+	case OP_SIN:
+	case OP_COS:
+	case OP_TAN:
+	case OP_ASIN:
+	case OP_ACOS:
+	case OP_ATAN:
+	case OP_SINH:
+	case OP_COSH:
+	case OP_ASINH:
+	case OP_ACOSH:
+	case OP_ATANH:
+	case OP_ERF:
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_SOFTPLUS:
+	case OP_SOFTSIGN:
+	case OP_MISH:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU: return infer_unary(c, n);
+	case OP_POW:
+	case OP_PRELU: return infer_pow_prelu(c, n);
+	case OP_MAX:
+	case OP_MIN:
+	case OP_MEAN:
+	case OP_SUM: return infer_variadic(c, n);
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: return infer_softmax(c, n);
 	case OP_BATCHNORM: return infer_batchnorm(c, n);

@@ -25,6 +25,9 @@ void rt_matmul(const struct rt_bcast *batch, int M, int N, int K, const float *a
 void rt_binary(int op, const struct rt_bcast *p, const float *a, const float *b, float *y);
 /* unary.c: y[i] = act(x[i]) for n elements; x may equal y */
 void rt_unary(int act, float alpha, float beta, size_t n, const float *x, float *y);
+/* unary_math.c: y[i] = f(x[i]) for n elements, f the enum rt_math_fn with its
+ * alpha and beta; x may equal y */
+void rt_unary_math(int fn, float alpha, float beta, size_t n, const float *x, float *y);
 /* softmax.c: x, y [outer, len, inner]; softmax (or log-softmax) along len */
 void rt_softmax(int outer, int len, int inner, int log_softmax, const float *x, float *y);
 /* lrn.c: ONNX LRN across channels; x, y [N, C, HW] */
