@@ -246,6 +246,10 @@ struct layer {
 		struct rt_transpose transpose;
 		struct rt_pad pad;
 		struct {
+			int op; /* enum rt_reduce_op */
+			struct rt_reduce r;
+		} reduce;
+		struct {
 			int N, C, H, W;
 		} layout;
 	} u;
@@ -1061,6 +1065,79 @@ static int plan_math(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* Reductions (runtime/reduce.c): the canonical "axes" (ascending, never
+ * empty) split x's dims into kept and reduced ones, each with its x stride. */
+static int plan_reduce(struct plan *p, struct layer *l)
+{
+	static const struct {
+		enum op op;
+		int rt; /* enum rt_reduce_op */
+	} rows[] = {
+		{OP_REDUCE_SUM, RT_REDUCE_SUM},       {OP_REDUCE_MEAN, RT_REDUCE_MEAN},
+		{OP_REDUCE_MAX, RT_REDUCE_MAX},       {OP_REDUCE_MIN, RT_REDUCE_MIN},
+		{OP_REDUCE_PROD, RT_REDUCE_PROD},     {OP_REDUCE_L1, RT_REDUCE_L1},
+		{OP_REDUCE_L2, RT_REDUCE_L2},         {OP_REDUCE_LOG_SUM, RT_REDUCE_LOG_SUM},
+		{OP_REDUCE_LOG_SUM_EXP, RT_REDUCE_LOG_SUM_EXP},
+		{OP_REDUCE_SUM_SQUARE, RT_REDUCE_SUM_SQUARE},
+	};
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0]; /* y: x with reduced dims 1 or gone */
+	struct rt_reduce *r = &l->u.reduce.r;
+	struct attr *a = ir_attr(n, "axes");
+	unsigned char red[IR_MAX_RANK] = {0};
+	if (!a || a->kind != ATTR_INTS || a->n < 1) {
+		diag_error(p->d, n, "internal error: reduction without canonical axes");
+		return -1;
+	}
+	for (int i = 0; i < a->n; i++) {
+		if (a->ints[i] < 0 || a->ints[i] >= x->rank) {
+			diag_error(p->d, n, "internal error: axis %" PRId64 " out of range", a->ints[i]);
+			return -1;
+		}
+		red[a->ints[i]] = 1;
+	}
+	l->u.reduce.op = -1;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (rows[i].op == n->op)
+			l->u.reduce.op = rows[i].rt;
+	if (l->u.reduce.op < 0)
+		unreachable("plan_reduce: not a reduction");
+	int64_t stride = 1;
+	int64_t kept = 1;
+	r->n_out = r->n_red = 0;
+	for (int i = x->rank - 1; i >= 0; i--) {
+		if (!fits_int(p, n, x->dims[i], "dimension") || !fits_int(p, n, stride, "stride"))
+			return -1;
+		if (red[i]) {
+			r->red_dims[r->n_red] = (int)x->dims[i];
+			r->red_sx[r->n_red++] = (int)stride;
+		} else {
+			r->out_dims[r->n_out] = (int)x->dims[i];
+			r->out_sx[r->n_out++] = (int)stride;
+			kept *= x->dims[i];
+		}
+		stride *= x->dims[i];
+	}
+	/* collected innermost first: reverse into row-major order */
+	for (int i = 0, j = r->n_out - 1; i < j; i++, j--) {
+		int t = r->out_dims[i]; r->out_dims[i] = r->out_dims[j]; r->out_dims[j] = t;
+		t = r->out_sx[i]; r->out_sx[i] = r->out_sx[j]; r->out_sx[j] = t;
+	}
+	for (int i = 0, j = r->n_red - 1; i < j; i++, j--) {
+		int t = r->red_dims[i]; r->red_dims[i] = r->red_dims[j]; r->red_dims[j] = t;
+		t = r->red_sx[i]; r->red_sx[i] = r->red_sx[j]; r->red_sx[j] = t;
+	}
+	if (kept != ir_numel(y)) {
+		diag_error(p->d, n, "output %s does not match input %s reduced over %d axes",
+		           shape_str(p, y), shape_str(p, x), a->n);
+		return -1;
+	}
+	l->unit = RT_UNIT_REDUCE;
+	l->kernel = "rt_reduce";
+	add_arg(l, x, "x");
+	return 0;
+}
+
 /* Clip with a bound computed at run time: input 1 (min) and/or 2 (max) is a
  * float32 scalar, an absent one comes from the attribute (canonical form). */
 static int plan_clip(struct plan *p, struct layer *l)
@@ -1463,6 +1540,16 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_MISH:
 	case OP_THRESHOLDED_RELU:
 	case OP_GELU: rc = plan_math(p, l); break;
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: rc = plan_reduce(p, l); break;
 	case OP_BATCHNORM: rc = plan_batchnorm(p, l); break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
@@ -2357,6 +2444,34 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		             "n */",
 		          rt_math_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
 		break;
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: {
+		static const char *const opn[] = {
+			"RT_REDUCE_SUM", "RT_REDUCE_MEAN", "RT_REDUCE_MAX", "RT_REDUCE_MIN",
+			"RT_REDUCE_PROD", "RT_REDUCE_L1", "RT_REDUCE_L2", "RT_REDUCE_LOG_SUM",
+			"RT_REDUCE_LOG_SUM_EXP", "RT_REDUCE_SUM_SQUARE"};
+		const struct rt_reduce *r = &l->u.reduce.r;
+		ints_str(f[0], sizeof f[0], r->out_dims, r->n_out);
+		ints_str(f[1], sizeof f[1], r->out_sx, r->n_out);
+		ints_str(f[2], sizeof f[2], r->red_dims, r->n_red);
+		ints_str(f[3], sizeof f[3], r->red_sx, r->n_red);
+		snprintf(buf, sizeof buf,
+		         ".n_out = %d, .out_dims = %s, .out_sx = %s, .n_red = %d, .red_dims = %s, "
+		         ".red_sx = %s",
+		         r->n_out, f[0], f[1], r->n_red, f[2], f[3]);
+		emit_line(e, "/* y's dims and the reduced dims, with their strides in x */");
+		print_struct_fields(e, "struct rt_reduce p", buf);
+		emit_line(e, "rt_reduce(%s, &p, x, y);", opn[l->u.reduce.op]);
+		break;
+	}
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX:
 		emit_line(e, "rt_softmax(%d, %d, %d, %d, x, y); /* outer, len, inner, log */",

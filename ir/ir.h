@@ -166,6 +166,17 @@ enum layout {
 	X(OP_MIN, "Min")                                      \
 	X(OP_MEAN, "Mean")                                    \
 	X(OP_SUM, "Sum")                                      \
+	/* reductions (runtime/reduce.c) */ \
+	X(OP_REDUCE_MEAN, "ReduceMean")                       \
+	X(OP_REDUCE_SUM, "ReduceSum")                         \
+	X(OP_REDUCE_MAX, "ReduceMax")                         \
+	X(OP_REDUCE_MIN, "ReduceMin")                         \
+	X(OP_REDUCE_PROD, "ReduceProd")                       \
+	X(OP_REDUCE_L1, "ReduceL1")                           \
+	X(OP_REDUCE_L2, "ReduceL2")                           \
+	X(OP_REDUCE_LOG_SUM, "ReduceLogSum")                  \
+	X(OP_REDUCE_LOG_SUM_EXP, "ReduceLogSumExp")           \
+	X(OP_REDUCE_SUM_SQUARE, "ReduceSumSquare")            \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")
 

@@ -267,6 +267,14 @@ static int required_inputs(enum op op)
 	}
 }
 
+static int is_reduce(enum op op)
+{
+	return op == OP_REDUCE_MEAN || op == OP_REDUCE_SUM || op == OP_REDUCE_MAX ||
+	       op == OP_REDUCE_MIN || op == OP_REDUCE_PROD || op == OP_REDUCE_L1 ||
+	       op == OP_REDUCE_L2 || op == OP_REDUCE_LOG_SUM || op == OP_REDUCE_LOG_SUM_EXP ||
+	       op == OP_REDUCE_SUM_SQUARE;
+}
+
 /* How many leading inputs carry data the node computes on; the rest are
  * operands canonicalize moves into attributes or drops. */
 static int data_inputs(const struct node *n)
@@ -278,7 +286,7 @@ static int data_inputs(const struct node *n)
 	case OP_RESHAPE:
 	case OP_SQUEEZE:
 	case OP_UNSQUEEZE: return n->n_inputs < 1 ? n->n_inputs : 1;
-	default: return n->n_inputs;
+	default: return is_reduce(n->op) && n->n_inputs > 1 ? 1 : n->n_inputs;
 	}
 }
 
@@ -1078,6 +1086,54 @@ static int canon_variadic(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* Reductions: axes (attribute, or the constant input 1 infer_shapes read)
+ * become the attribute "axes", normalised, ascending and never empty, and
+ * "keepdims" is explicit; input 1 is dropped. noop_with_empty_axes=1 with no
+ * axes is the identity (ONNX: "the output tensor would be equivalent to input
+ * tensor") and goes like an Identity. */
+static int canon_reduce(struct graph *g, struct node *n, struct diag *d)
+{
+	struct tensor *x = n->inputs[0]; /* any shape */
+	const struct tensor *t = n->n_inputs > 1 ? n->inputs[1] : NULL;
+	int64_t axes[IR_MAX_RANK];
+	int k = 0;
+	if (t) {
+		if (!t->data || !is_integer_dtype(t->dtype) || ir_numel(t) > IR_MAX_RANK) {
+			diag_error(d, n, "axes '%s' must be a constant list of at most %d integers",
+			           t->name, IR_MAX_RANK);
+			return 1;
+		}
+		k = (int)ir_numel(t);
+		for (int i = 0; i < k; i++)
+			axes[i] = (int64_t)const_elem(t, i);
+	} else {
+		const int64_t *v;
+		int m = get_ints(d, n, "axes", &v);
+		if (m == -2 || m > IR_MAX_RANK)
+			return 1;
+		for (int i = 0; i < m; i++)
+			axes[k++] = v[i];
+	}
+	int64_t noop = get_int(d, n, "noop_with_empty_axes", 0);
+	if (k == 0 && noop)
+		return remove_passthrough(g, n, d);
+	unsigned char red[IR_MAX_RANK] = {0};
+	for (int i = 0; i < k; i++) {
+		if (normalize_axis(d, n, &axes[i], x->rank))
+			return 1;
+		red[axes[i]] = 1;
+	}
+	int64_t sorted[IR_MAX_RANK];
+	int m = 0;
+	for (int i = 0; i < x->rank; i++)
+		if (k == 0 || red[i])
+			sorted[m++] = i;
+	put_ints(g, n, "axes", m, sorted);
+	put_int(g, n, "keepdims", get_int(d, n, "keepdims", 1) != 0);
+	n->n_inputs = 1;
+	return 0;
+}
+
 static int canon_node(struct graph *g, struct node *n, struct diag *d)
 {
 	if (check_arity(d, n))
@@ -1144,6 +1200,16 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 		if (n->n_inputs != 2 || n->op == OP_MEAN)
 			err += canon_variadic(g, n, d);
 		break;
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: err += canon_reduce(g, n, d); break;
 	default: break; /* Relu, Sigmoid, Tanh, unary math; BatchNormalization comes next */
 	}
 	return err;

@@ -1847,6 +1847,48 @@ static int infer_variadic(struct ctx *c, struct node *n)
 	return set_out(c, n, 0, a->dtype, r, dims);
 }
 
+/* ---- reductions ------------------------------------------------------------------- */
+
+/* ReduceSum from opset 13 and the other reductions from 18 read axes from an
+ * optional constant input; before that, from the attribute. Either way an
+ * empty list reduces every axis, unless noop_with_empty_axes (13/18 on) says
+ * the input passes unchanged. keepdims (default 1) keeps reduced dims as 1s. */
+static int infer_reduce(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 2, 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int64_t axes[IR_MAX_RANK];
+	int k = in(n, 1) ? const_ints(c, n, 1, "axes", axes, IR_MAX_RANK)
+	                 : attr_list(c, n, "axes", axes, IR_MAX_RANK);
+	if (k == -1)
+		return -1;
+	if (k == -2)
+		k = 0;
+	unsigned char red[IR_MAX_RANK] = {0};
+	int ax[IR_MAX_RANK];
+	if (norm_axes(c, n, "axes", axes, k, x->rank, ax, red))
+		return -1;
+	if (k == 0 && ir_attr_int(n, "noop_with_empty_axes", 0))
+		return set_out(c, n, 0, x->dtype, x->rank, x->dims);
+	int keep = ir_attr_int(n, "keepdims", 1) != 0;
+	int64_t dims[IR_MAX_RANK];
+	int r = 0;
+	for (int i = 0; i < x->rank; i++) {
+		if (k == 0 || red[i]) {
+			if (x->dims[i] == 0) {
+				diag_error(c->d, n, "reduces the empty axis %d of %s", i, SHAPE(x));
+				return -1;
+			}
+			if (keep)
+				dims[r++] = 1;
+		} else {
+			dims[r++] = x->dims[i];
+		}
+	}
+	return set_out(c, n, 0, x->dtype, r, dims);
+}
+
 /* ---- the walk --------------------------------------------------------------------- */
 
 static int infer_node(struct ctx *c, struct node *n)
@@ -1902,6 +1944,16 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_MIN:
 	case OP_MEAN:
 	case OP_SUM: return infer_variadic(c, n);
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: return infer_reduce(c, n);
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: return infer_softmax(c, n);
 	case OP_BATCHNORM: return infer_batchnorm(c, n);

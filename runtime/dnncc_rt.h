@@ -28,6 +28,8 @@ void rt_unary(int act, float alpha, float beta, size_t n, const float *x, float 
 /* unary_math.c: y[i] = f(x[i]) for n elements, f the enum rt_math_fn with its
  * alpha and beta; x may equal y */
 void rt_unary_math(int fn, float alpha, float beta, size_t n, const float *x, float *y);
+/* reduce.c: y = the reduction op of x over p's reduced dims */
+void rt_reduce(int op, const struct rt_reduce *p, const float *x, float *y);
 /* softmax.c: x, y [outer, len, inner]; softmax (or log-softmax) along len */
 void rt_softmax(int outer, int len, int inner, int log_softmax, const float *x, float *y);
 /* lrn.c: ONNX LRN across channels; x, y [N, C, HW] */

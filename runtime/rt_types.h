@@ -156,6 +156,34 @@ struct rt_bcast {
  * either is NaN (ONNX Max, Min with two inputs). */
 enum rt_binop { RT_ADD, RT_SUB, RT_MUL, RT_DIV, RT_POW, RT_PRELU, RT_MAX, RT_MIN };
 
+/* Reductions of reduce.c, ONNX ReduceSum and siblings
+ * (https://onnx.ai/onnx/operators/onnx__ReduceSum.html). */
+enum rt_reduce_op {
+	RT_REDUCE_SUM,
+	RT_REDUCE_MEAN,
+	RT_REDUCE_MAX,
+	RT_REDUCE_MIN,
+	RT_REDUCE_PROD,
+	RT_REDUCE_L1,          /* sum of |x| */
+	RT_REDUCE_L2,          /* sqrt of the sum of x^2 */
+	RT_REDUCE_LOG_SUM,     /* log of the sum */
+	RT_REDUCE_LOG_SUM_EXP, /* log of the sum of exp(x) */
+	RT_REDUCE_SUM_SQUARE   /* sum of x^2 */
+};
+
+/* y is dense over the kept dims out_dims[n_out] (keepdims only adds 1s);
+ * y's element with index vector i reduces the x elements at
+ * sum(i[k] * out_sx[k]) + sum(j[k] * red_sx[k]) for every index vector j of
+ * red_dims[n_red]. */
+struct rt_reduce {
+	int n_out;
+	int out_dims[RT_MAX_RANK];
+	int out_sx[RT_MAX_RANK];
+	int n_red;
+	int red_dims[RT_MAX_RANK];
+	int red_sx[RT_MAX_RANK];
+};
+
 /* Transpose: y is dense over dims[]; y's element with index i reads x at
  * sum(i[k] * sx[k]). */
 struct rt_transpose {

@@ -91,6 +91,8 @@ static const char *const in_scope_ops[] = {
 	"Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf",
 	"Elu", "Selu", "Celu", "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Mish",
 	"ThresholdedRelu", "Gelu", "PRelu", "Pow", "Max", "Min", "Mean", "Sum",
+	"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+	"ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
 };
 
 static const char *const test_sets[] = {"node", "pytorch-converted"};

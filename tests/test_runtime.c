@@ -1812,3 +1812,140 @@ Test(batchnorm, ref_vs_double)
 			free(mag);
 		}
 }
+
+/* ---- reductions ----------------------------------------------------------------- */
+
+struct reduce_case {
+	int rank, dims[5];
+	unsigned mask; /* bit d: dim d is reduced */
+};
+
+ParameterizedTestParameters(reduce, ref_vs_double)
+{
+	static struct reduce_case cases[] = {
+		{1, {7}, 1},          {2, {3, 4}, 1},           {2, {3, 4}, 2},
+		{2, {3, 4}, 3},       {3, {2, 3, 4}, 5},        {3, {2, 3, 4}, 2},
+		{4, {2, 3, 1, 5}, 10}, {4, {2, 3, 4, 5}, 15},   {5, {2, 1, 3, 2, 3}, 21},
+		{3, {1, 300, 2}, 2},  {2, {5, 1}, 2},
+	};
+	return cr_make_param_array(struct reduce_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The ONNX definitions over the reduced values v[count], in double. */
+static double reduce_double(int op, const double *v, size_t count)
+{
+	double s = op == RT_REDUCE_PROD ? 1.0 : 0.0, m = v[0];
+	for (size_t i = 0; i < count; i++) {
+		switch (op) {
+		case RT_REDUCE_PROD: s *= v[i]; break;
+		case RT_REDUCE_L1: s += fabs(v[i]); break;
+		case RT_REDUCE_L2:
+		case RT_REDUCE_SUM_SQUARE: s += v[i] * v[i]; break;
+		case RT_REDUCE_LOG_SUM_EXP: s += exp(v[i]); break;
+		default: s += v[i]; break;
+		}
+		if (op == RT_REDUCE_MAX ? v[i] > m : v[i] < m)
+			m = v[i];
+	}
+	switch (op) {
+	case RT_REDUCE_MEAN: return s / (double)count;
+	case RT_REDUCE_MAX:
+	case RT_REDUCE_MIN: return m;
+	case RT_REDUCE_L2: return sqrt(s);
+	case RT_REDUCE_LOG_SUM:
+	case RT_REDUCE_LOG_SUM_EXP: return log(s);
+	default: return s;
+	}
+}
+
+ParameterizedTest(struct reduce_case *k, reduce, ref_vs_double)
+{
+	static const char *const op_names[] = {"sum", "mean", "max",    "min",        "prod",
+	                                       "l1",  "l2",   "logsum", "logsumexp", "sumsquare"};
+	struct rt_reduce p = {0};
+	int stride[5], out_dims[5], n_out = 0;
+	size_t n = product(k->rank, k->dims);
+	for (int d = k->rank - 1, s = 1; d >= 0; d--) {
+		stride[d] = s;
+		s *= k->dims[d];
+	}
+	for (int d = 0; d < k->rank; d++) {
+		if (k->mask >> d & 1) {
+			p.red_dims[p.n_red] = k->dims[d];
+			p.red_sx[p.n_red++] = stride[d];
+		} else {
+			p.out_dims[p.n_out] = out_dims[n_out++] = k->dims[d];
+			p.out_sx[p.n_out++] = stride[d];
+		}
+	}
+	const size_t n_y = product(n_out, out_dims), count = n / n_y;
+	struct rng r;
+	rng_seed(&r, n * 31 + k->mask);
+	/* positive for LogSum; near 1 so that Prod stays in range */
+	float *x = in_new(&r, n, 0.5f, 1.5f);
+	double *v = dbl_new(count), *want = dbl_new(n_y), *mag = dbl_new(n_y);
+	char sx[64], desc[160];
+	for (int op = RT_REDUCE_SUM; op <= RT_REDUCE_SUM_SQUARE; op++) {
+		for (int signs = 0; signs < 2; signs++) {
+			if (signs && op == RT_REDUCE_LOG_SUM)
+				continue; /* log of a negative sum */
+			float *xs = in_new(&r, n, 0.0f, 1.0f);
+			for (size_t i = 0; i < n; i++)
+				xs[i] = signs && i % 3 == 1 ? -x[i] : x[i];
+			/* every output element: gather its reduced values by brute force */
+			for (size_t o = 0; o < n_y; o++) {
+				size_t c = 0;
+				for (size_t t = 0; t < n; t++) {
+					int idx[5];
+					unravel(t, k->rank, k->dims, idx);
+					size_t oo = 0;
+					for (int d = 0; d < k->rank; d++)
+						if (!(k->mask >> d & 1))
+							oo = oo * (size_t)k->dims[d] + (size_t)idx[d];
+					if (oo == o)
+						v[c++] = xs[t];
+				}
+				cr_assert_eq(c, count);
+				want[o] = reduce_double(op, v, count);
+				mag[o] = fabs(want[o]);
+				if (op == RT_REDUCE_SUM || op == RT_REDUCE_MEAN)
+					mag[o] += reduce_double(RT_REDUCE_L1, v, count) /
+					          (op == RT_REDUCE_MEAN ? (double)count : 1.0);
+			}
+			snprintf(desc, sizeof desc, "reduce %s of %s mask %u%s", op_names[op],
+			         dims_str(sx, sizeof sx, k->rank, k->dims), k->mask,
+			         signs ? ", mixed signs" : "");
+			float *y = out_new(n_y);
+			rt_reduce(op, &p, xs, y);
+			expect_guards(desc, y, n_y);
+			/* accumulated in double, rounded once; Sum with mixed signs
+			 * may cancel: tolerance relative to the sum of magnitudes */
+			expect_close(desc, y, want, mag, n_y, 2 * FLT_EPSILON);
+			out_free(y);
+			free(xs);
+		}
+	}
+	free(x);
+	free(v);
+	free(want);
+	free(mag);
+}
+
+/* All -inf, a +inf, and a NaN (ONNX ReduceLogSumExp, ReduceMax). */
+Test(hand, reduce_special_values)
+{
+	struct rt_reduce p = {.n_out = 1, .out_dims = {3}, .out_sx = {2}, .n_red = 1,
+	                      .red_dims = {2}, .red_sx = {1}};
+	const float x[6] = {-INFINITY, -INFINITY, INFINITY, 1.0f, NAN, 2.0f};
+	float y[3];
+	rt_reduce(RT_REDUCE_LOG_SUM_EXP, &p, x, y);
+	cr_expect(isinf(y[0]) && y[0] < 0 && isinf(y[1]) && y[1] > 0 && isnan(y[2]),
+	          "logsumexp: %g %g %g", y[0], y[1], y[2]);
+	rt_reduce(RT_REDUCE_MAX, &p, x, y);
+	cr_expect(isinf(y[0]) && y[0] < 0 && isinf(y[1]) && isnan(y[2]), "max: %g %g %g", y[0],
+	          y[1], y[2]);
+	const float big[6] = {100.0f, 100.0f, -3.0f, 4.0f, 1.0f, 1.0f};
+	rt_reduce(RT_REDUCE_LOG_SUM_EXP, &p, big, y);
+	expect_values("logsumexp, exp overflows float", y,
+	              (const double[]){100.0 + log(2.0), 4.0 + log1p(exp(-7.0)), 1.0 + log(2.0)}, 3);
+}
