@@ -249,6 +249,7 @@ struct layer {
 			int op; /* enum rt_reduce_op */
 			struct rt_reduce r;
 		} reduce;
+		struct rt_norm norm;
 		struct {
 			int N, C, H, W;
 		} layout;
@@ -1065,8 +1066,47 @@ static int plan_math(struct plan *p, struct layer *l)
 	return 0;
 }
 
-/* Reductions (runtime/reduce.c): the canonical "axes" (ascending, never
- * empty) split x's dims into kept and reduced ones, each with its x stride. */
+/* The canonical "axes" (ascending, never empty) split x's dims into kept and
+ * reduced ones, each with its x stride, in row-major order (struct
+ * rt_reduce). Returns the number of elements kept, or -1. */
+static int64_t split_axes(struct plan *p, struct node *n, const struct tensor *x,
+                          struct rt_reduce *r)
+{
+	struct attr *a = ir_attr(n, "axes");
+	unsigned char red[IR_MAX_RANK] = {0};
+	if (!a || a->kind != ATTR_INTS || a->n < 1) {
+		diag_error(p->d, n, "internal error: no canonical axes");
+		return -1;
+	}
+	for (int i = 0; i < a->n; i++) {
+		if (a->ints[i] < 0 || a->ints[i] >= x->rank) {
+			diag_error(p->d, n, "internal error: axis %" PRId64 " out of range", a->ints[i]);
+			return -1;
+		}
+		red[a->ints[i]] = 1;
+	}
+	int64_t stride[IR_MAX_RANK], s = 1, kept = 1;
+	for (int i = x->rank - 1; i >= 0; i--) {
+		stride[i] = s;
+		s *= x->dims[i];
+	}
+	r->n_out = r->n_red = 0;
+	for (int i = 0; i < x->rank; i++) {
+		if (!fits_int(p, n, x->dims[i], "dimension") || !fits_int(p, n, stride[i], "stride"))
+			return -1;
+		if (red[i]) {
+			r->red_dims[r->n_red] = (int)x->dims[i];
+			r->red_sx[r->n_red++] = (int)stride[i];
+		} else {
+			r->out_dims[r->n_out] = (int)x->dims[i];
+			r->out_sx[r->n_out++] = (int)stride[i];
+			kept *= x->dims[i];
+		}
+	}
+	return kept;
+}
+
+/* Reductions (runtime/reduce.c). */
 static int plan_reduce(struct plan *p, struct layer *l)
 {
 	static const struct {
@@ -1082,59 +1122,65 @@ static int plan_reduce(struct plan *p, struct layer *l)
 	};
 	struct node *n = l->node;
 	struct tensor *x = n->inputs[0], *y = n->outputs[0]; /* y: x with reduced dims 1 or gone */
-	struct rt_reduce *r = &l->u.reduce.r;
-	struct attr *a = ir_attr(n, "axes");
-	unsigned char red[IR_MAX_RANK] = {0};
-	if (!a || a->kind != ATTR_INTS || a->n < 1) {
-		diag_error(p->d, n, "internal error: reduction without canonical axes");
-		return -1;
-	}
-	for (int i = 0; i < a->n; i++) {
-		if (a->ints[i] < 0 || a->ints[i] >= x->rank) {
-			diag_error(p->d, n, "internal error: axis %" PRId64 " out of range", a->ints[i]);
-			return -1;
-		}
-		red[a->ints[i]] = 1;
-	}
 	l->u.reduce.op = -1;
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
 		if (rows[i].op == n->op)
 			l->u.reduce.op = rows[i].rt;
 	if (l->u.reduce.op < 0)
 		unreachable("plan_reduce: not a reduction");
-	int64_t stride = 1;
-	int64_t kept = 1;
-	r->n_out = r->n_red = 0;
-	for (int i = x->rank - 1; i >= 0; i--) {
-		if (!fits_int(p, n, x->dims[i], "dimension") || !fits_int(p, n, stride, "stride"))
-			return -1;
-		if (red[i]) {
-			r->red_dims[r->n_red] = (int)x->dims[i];
-			r->red_sx[r->n_red++] = (int)stride;
-		} else {
-			r->out_dims[r->n_out] = (int)x->dims[i];
-			r->out_sx[r->n_out++] = (int)stride;
-			kept *= x->dims[i];
-		}
-		stride *= x->dims[i];
-	}
-	/* collected innermost first: reverse into row-major order */
-	for (int i = 0, j = r->n_out - 1; i < j; i++, j--) {
-		int t = r->out_dims[i]; r->out_dims[i] = r->out_dims[j]; r->out_dims[j] = t;
-		t = r->out_sx[i]; r->out_sx[i] = r->out_sx[j]; r->out_sx[j] = t;
-	}
-	for (int i = 0, j = r->n_red - 1; i < j; i++, j--) {
-		int t = r->red_dims[i]; r->red_dims[i] = r->red_dims[j]; r->red_dims[j] = t;
-		t = r->red_sx[i]; r->red_sx[i] = r->red_sx[j]; r->red_sx[j] = t;
-	}
+	int64_t kept = split_axes(p, n, x, &l->u.reduce.r);
+	if (kept < 0)
+		return -1;
 	if (kept != ir_numel(y)) {
-		diag_error(p->d, n, "output %s does not match input %s reduced over %d axes",
-		           shape_str(p, y), shape_str(p, x), a->n);
+		diag_error(p->d, n, "output %s does not match input %s reduced over its axes",
+		           shape_str(p, y), shape_str(p, x));
 		return -1;
 	}
 	l->unit = RT_UNIT_REDUCE;
 	l->kernel = "rt_reduce";
 	add_arg(l, x, "x");
+	return 0;
+}
+
+/* Normalisations (runtime/normalize.c): groups from the canonical axes;
+ * LayerNormalization's Scale and B run along the group (or are one value),
+ * InstanceNormalization's along the channel, the group's last kept dim. */
+static int plan_norm(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	struct tensor *scale = n->n_inputs > 1 ? n->inputs[1] : NULL;
+	struct tensor *bias = n->n_inputs > 2 ? n->inputs[2] : NULL;
+	struct rt_norm *c = &l->u.norm;
+	if (split_axes(p, n, x, &c->r) < 0)
+		return -1;
+	if (ir_numel(x) != ir_numel(y)) {
+		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	c->epsilon = (float)ir_attr_float(n, "epsilon", 1e-5);
+	c->eps_outside = n->op == OP_MVN;
+	c->s_mod = 1;
+	c->s_o = c->s_t = 0;
+	if (n->op == OP_INSTANCE_NORM) {
+		c->s_mod = (int)x->dims[1];
+		c->s_o = 1;
+	} else if (n->op == OP_LAYER_NORM) {
+		c->s_t = ir_numel(scale) == 1 ? 0 : 1;
+		if (bias && (ir_numel(bias) == 1) != (ir_numel(scale) == 1)) {
+			diag_error(p->d, n, "Scale %s and B %s must both be one value or both full",
+			           shape_str(p, scale), shape_str(p, bias));
+			return -1;
+		}
+	}
+	l->unit = RT_UNIT_NORMALIZE;
+	l->kernel = "rt_normalize";
+	add_arg(l, x, "x");
+	if (scale)
+		add_arg(l, scale, "scale");
+	if (bias)
+		add_arg(l, bias, "bias");
 	return 0;
 }
 
@@ -1446,7 +1492,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 		}
 	}
 	int need = n->op == OP_BATCHNORM ? 5
-	           : n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
+	           : n->op == OP_INSTANCE_NORM ? 3
+	           : n->op == OP_LAYER_NORM || n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
 	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV ||
 	                   n->op == OP_POW || n->op == OP_PRELU || n->op == OP_MAX ||
 	                   n->op == OP_MIN || n->op == OP_SUM
@@ -1550,6 +1597,9 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_REDUCE_LOG_SUM:
 	case OP_REDUCE_LOG_SUM_EXP:
 	case OP_REDUCE_SUM_SQUARE: rc = plan_reduce(p, l); break;
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: rc = plan_norm(p, l); break;
 	case OP_BATCHNORM: rc = plan_batchnorm(p, l); break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
@@ -2470,6 +2520,29 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "/* y's dims and the reduced dims, with their strides in x */");
 		print_struct_fields(e, "struct rt_reduce p", buf);
 		emit_line(e, "rt_reduce(%s, &p, x, y);", opn[l->u.reduce.op]);
+		break;
+	}
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: {
+		const struct rt_norm *c = &l->u.norm;
+		const struct rt_reduce *r = &c->r;
+		ints_str(f[0], sizeof f[0], r->out_dims, r->n_out);
+		ints_str(f[1], sizeof f[1], r->out_sx, r->n_out);
+		ints_str(f[2], sizeof f[2], r->red_dims, r->n_red);
+		ints_str(f[3], sizeof f[3], r->red_sx, r->n_red);
+		float_lit(f[4], sizeof f[4], c->epsilon);
+		snprintf(buf, sizeof buf,
+		         ".r = {.n_out = %d, .out_dims = %s, .out_sx = %s, .n_red = %d, .red_dims = %s, "
+		         ".red_sx = %s}, .epsilon = %s, .eps_outside = %d, .s_mod = %d, .s_o = %d, "
+		         ".s_t = %d",
+		         r->n_out, f[0], f[1], r->n_red, f[2], f[3], f[4], c->eps_outside, c->s_mod,
+		         c->s_o, c->s_t);
+		emit_line(e, "/* groups (kept dims) and their elements (normalised dims), strides in "
+		             "x; scale and bias indices */");
+		print_struct_fields(e, "struct rt_norm p", buf);
+		emit_line(e, "rt_normalize(&p, x, %s, %s, y);", l->n_args > 2 ? "scale" : "NULL",
+		          l->n_args > 3 ? "bias" : "NULL");
 		break;
 	}
 	case OP_SOFTMAX:

@@ -177,6 +177,10 @@ enum layout {
 	X(OP_REDUCE_LOG_SUM, "ReduceLogSum")                  \
 	X(OP_REDUCE_LOG_SUM_EXP, "ReduceLogSumExp")           \
 	X(OP_REDUCE_SUM_SQUARE, "ReduceSumSquare")            \
+	/* normalisations (runtime/normalize.c) */ \
+	X(OP_LAYER_NORM, "LayerNormalization")                \
+	X(OP_INSTANCE_NORM, "InstanceNormalization")          \
+	X(OP_MVN, "MeanVarianceNormalization")                \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")
 

@@ -260,7 +260,9 @@ static int required_inputs(enum op op)
 	case OP_MUL:
 	case OP_DIV:
 	case OP_POW:
-	case OP_PRELU: return 2;
+	case OP_PRELU:
+	case OP_LAYER_NORM: return 2;
+	case OP_INSTANCE_NORM: return 3;
 	case OP_BATCHNORM: return 5;
 	case OP_CONSTANT: return 0;
 	default: return 1;
@@ -1134,6 +1136,161 @@ static int canon_reduce(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* LayerNormalization's Mean and InvStdDev outputs, when read, are computed by
+ * nodes of their own behind it (ONNX LayerNormalization's function body):
+ *   Mean = ReduceMean(X, axes), InvStdDev = Reciprocal(Sqrt(ReduceMean((X -
+ *   Mean)^2, axes) + epsilon)), keepdims = 1.
+ * The node keeps Y only. */
+static struct node *add_after(struct graph *g, struct node *after, enum op op,
+                              const char *suffix, struct tensor *a, struct tensor *b,
+                              struct tensor *y)
+{
+	char buf[256];
+	struct tensor *ins[2] = {a, b};
+	return insert_node_after(g, after, op,
+	                         unique_node_name(g, derived_name(buf, sizeof buf, after->name,
+	                                                          suffix)),
+	                         b ? 2 : 1, ins, 1, &y);
+}
+
+static struct tensor *stat_tensor(struct graph *g, const struct tensor *like, const char *suffix)
+{
+	char buf[256];
+	struct tensor *t = ir_new_tensor(g, derived_name(buf, sizeof buf, like->name, suffix),
+	                                 DTYPE_F32);
+	ir_set_shape(t, like->rank, like->dims);
+	return t;
+}
+
+static void reduce_attrs(struct graph *g, struct node *r, int k, const int64_t *axes)
+{
+	put_ints(g, r, "axes", k, axes);
+	put_int(g, r, "keepdims", 1);
+}
+
+static void layer_norm_stats(struct graph *g, struct node *n, int k, const int64_t *axes,
+                             double eps)
+{
+	struct tensor *x = n->inputs[0];
+	struct tensor *mean = n->n_outputs > 1 ? n->outputs[1] : NULL; /* X's dims, normalised ones 1 */
+	struct tensor *inv = n->n_outputs > 2 ? n->outputs[2] : NULL;  /* like mean */
+	if (mean && !n_readers(g, mean))
+		mean = NULL;
+	if (inv && !n_readers(g, inv))
+		inv = NULL;
+	for (int i = 1; i < n->n_outputs; i++)
+		if (n->outputs[i] && n->outputs[i]->producer == n)
+			n->outputs[i]->producer = NULL;
+	n->n_outputs = 1;
+	if (!mean && !inv)
+		return;
+	const struct tensor *like = mean ? mean : inv;
+	struct tensor *m = mean ? mean : stat_tensor(g, like, "_mean");
+	struct node *last = add_after(g, n, OP_REDUCE_MEAN, "_mean", x, NULL, m);
+	reduce_attrs(g, last, k, axes);
+	if (!inv)
+		return;
+	struct tensor *dev = stat_tensor(g, x, "_centred"), *sq = stat_tensor(g, x, "_squared");
+	struct tensor *var = stat_tensor(g, like, "_var"), *ve = stat_tensor(g, like, "_var_eps");
+	struct tensor *sd = stat_tensor(g, like, "_std");
+	float *e = arena_alloc(&g->arena, sizeof *e);
+	int64_t scalar[1] = {1}; /* unread: rank 0 */
+	char buf[256];
+	*e = (float)eps;
+	struct tensor *te = ir_new_constant(g, derived_name(buf, sizeof buf, n->name, "_epsilon"),
+	                                    DTYPE_F32, 0, scalar, e);
+	last = add_after(g, last, OP_SUB, "_centre", x, m, dev);
+	last = add_after(g, last, OP_MUL, "_square", dev, dev, sq);
+	last = add_after(g, last, OP_REDUCE_MEAN, "_var", sq, NULL, var);
+	reduce_attrs(g, last, k, axes);
+	last = add_after(g, last, OP_ADD, "_var_eps", var, te, ve);
+	last = add_after(g, last, OP_SQRT, "_std", ve, NULL, sd);
+	add_after(g, last, OP_RECIPROCAL, "_inv_std", sd, NULL, inv);
+}
+
+/* Normalisations get explicit "axes" (the normalised dims, ascending) and
+ * "epsilon" (ONNX defaults: 1e-5; MVN's function body adds 1e-9 to the
+ * standard deviation). LayerNormalization normalises dims axis..rank-1 with
+ * Scale and B of that shape (or one value); InstanceNormalization dims 2..
+ * with scale and B of C values; MeanVarianceNormalization its axes
+ * (default [0, 2, 3]). */
+static int canon_norm(struct graph *g, struct node *n, struct diag *d)
+{
+	struct tensor *x = n->inputs[0]; /* [N, C, ...] for InstanceNormalization */
+	int64_t axes[IR_MAX_RANK];
+	int k = 0;
+	if (n->op == OP_LAYER_NORM) {
+		int64_t axis = get_int(d, n, "axis", -1);
+		if (normalize_axis(d, n, &axis, x->rank))
+			return 1;
+		if (get_int(d, n, "stash_type", 1) != 1) {
+			diag_error(d, n, "stash_type %" PRId64 " is not supported (only 1, float32; "
+			           "dnncc computes the statistics in double)", get_int(d, n, "stash_type", 1));
+			return 1;
+		}
+		int64_t inner = 1;
+		for (int64_t i = axis; i < x->rank; i++) {
+			axes[k++] = i;
+			inner *= x->dims[i];
+		}
+		for (int i = 1; i < n->n_inputs; i++) {
+			const struct tensor *t = n->inputs[i]; /* Scale, B: X's dims from axis on */
+			if (t && ir_numel(t) != inner && ir_numel(t) != 1) {
+				diag_error(d, n, "%s '%s' has %" PRId64 " values; only %" PRId64
+				           " (X's normalised dims) or 1 are supported",
+				           i == 1 ? "Scale" : "B", t->name, ir_numel(t), inner);
+				return 1;
+			}
+		}
+		put_float(g, n, "epsilon", get_float(d, n, "epsilon", 1e-5));
+		layer_norm_stats(g, n, k, axes, get_float(d, n, "epsilon", 1e-5));
+	} else if (n->op == OP_INSTANCE_NORM) {
+		if (x->rank < 3) {
+			diag_error(d, n, "input '%s' has rank %d, expected [N, C, D1, ...]", x->name,
+			           x->rank);
+			return 1;
+		}
+		for (int i = 1; i < 3; i++) {
+			const struct tensor *t = n->inputs[i];
+			if (ir_numel(t) != x->dims[1]) {
+				diag_error(d, n, "%s '%s' has %" PRId64 " values, expected C = %" PRId64,
+				           i == 1 ? "scale" : "B", t->name, ir_numel(t), x->dims[1]);
+				return 1;
+			}
+		}
+		for (int i = 2; i < x->rank; i++)
+			axes[k++] = i;
+		put_float(g, n, "epsilon", get_float(d, n, "epsilon", 1e-5));
+	} else {
+		const int64_t *v;
+		int m = get_ints(d, n, "axes", &v);
+		static const int64_t dflt[3] = {0, 2, 3};
+		if (m == -2 || m > IR_MAX_RANK)
+			return 1;
+		if (m == -1) {
+			v = dflt;
+			m = 3;
+		}
+		unsigned char seen[IR_MAX_RANK] = {0};
+		for (int i = 0; i < m; i++) {
+			int64_t a = v[i];
+			if (normalize_axis(d, n, &a, x->rank))
+				return 1;
+			seen[a] = 1;
+		}
+		for (int i = 0; i < x->rank; i++)
+			if (seen[i])
+				axes[k++] = i;
+		if (k == 0) {
+			diag_error(d, n, "axes is empty");
+			return 1;
+		}
+		put_float(g, n, "epsilon", 1e-9);
+	}
+	put_ints(g, n, "axes", k, axes);
+	return 0;
+}
+
 static int canon_node(struct graph *g, struct node *n, struct diag *d)
 {
 	if (check_arity(d, n))
@@ -1210,6 +1367,9 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_REDUCE_LOG_SUM:
 	case OP_REDUCE_LOG_SUM_EXP:
 	case OP_REDUCE_SUM_SQUARE: err += canon_reduce(g, n, d); break;
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: err += canon_norm(g, n, d); break;
 	default: break; /* Relu, Sigmoid, Tanh, unary math; BatchNormalization comes next */
 	}
 	return err;

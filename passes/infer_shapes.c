@@ -1889,6 +1889,33 @@ static int infer_reduce(struct ctx *c, struct node *n)
 	return set_out(c, n, 0, x->dtype, r, dims);
 }
 
+/* LayerNormalization (X, Scale[, B]), InstanceNormalization (X, scale, B),
+ * MeanVarianceNormalization (X): Y is shaped as X; LayerNormalization's
+ * optional Mean and InvStdDev are X's shape with the normalised dims (axis
+ * on) 1, float32 (stash_type 1). */
+static int infer_norm(struct ctx *c, struct node *n)
+{
+	int ln = n->op == OP_LAYER_NORM;
+	int need = ln ? 2 : n->op == OP_INSTANCE_NORM ? 3 : 1;
+	if (check_arity(c, n, need, ln ? 3 : need, ln ? 3 : 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	if (set_out(c, n, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	if (!ln || ((n->n_outputs < 2 || !n->outputs[1]) && (n->n_outputs < 3 || !n->outputs[2])))
+		return 0;
+	int axis;
+	if (norm_axis(c, n, "axis", ir_attr_int(n, "axis", -1), x->rank, &axis))
+		return -1;
+	int64_t dims[IR_MAX_RANK];
+	for (int i = 0; i < x->rank; i++)
+		dims[i] = i < axis ? x->dims[i] : 1;
+	for (int k = 1; k < n->n_outputs; k++)
+		if (n->outputs[k] && set_out(c, n, k, DTYPE_F32, x->rank, dims))
+			return -1;
+	return 0;
+}
+
 /* ---- the walk --------------------------------------------------------------------- */
 
 static int infer_node(struct ctx *c, struct node *n)
@@ -1954,6 +1981,9 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_REDUCE_LOG_SUM:
 	case OP_REDUCE_LOG_SUM_EXP:
 	case OP_REDUCE_SUM_SQUARE: return infer_reduce(c, n);
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: return infer_norm(c, n);
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: return infer_softmax(c, n);
 	case OP_BATCHNORM: return infer_batchnorm(c, n);

@@ -30,6 +30,9 @@ void rt_unary(int act, float alpha, float beta, size_t n, const float *x, float 
 void rt_unary_math(int fn, float alpha, float beta, size_t n, const float *x, float *y);
 /* reduce.c: y = the reduction op of x over p's reduced dims */
 void rt_reduce(int op, const struct rt_reduce *p, const float *x, float *y);
+/* normalize.c: y = x normalised per group of p->r (scale, bias may be NULL) */
+void rt_normalize(const struct rt_norm *p, const float *x, const float *scale, const float *bias,
+                  float *y);
 /* softmax.c: x, y [outer, len, inner]; softmax (or log-softmax) along len */
 void rt_softmax(int outer, int len, int inner, int log_softmax, const float *x, float *y);
 /* lrn.c: ONNX LRN across channels; x, y [N, C, HW] */

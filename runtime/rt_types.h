@@ -184,6 +184,21 @@ struct rt_reduce {
 	int red_sx[RT_MAX_RANK];
 };
 
+/* Normalisation of normalize.c, ONNX LayerNormalization,
+ * InstanceNormalization and MeanVarianceNormalization: each group of x
+ * elements that r reduces (output element o of r is group o) becomes
+ *   y = (x - mean) / sqrt(var + epsilon) * scale + bias   (eps_outside = 0)
+ *   y = (x - mean) / (sqrt(var) + epsilon)                 (eps_outside = 1, MVN)
+ * with the group's mean and (biased) variance, written where x was read. The
+ * t-th element (row-major over r.red_dims) of group o reads scale and bias at
+ * (o % s_mod) * s_o + t * s_t. */
+struct rt_norm {
+	struct rt_reduce r;
+	float epsilon;
+	int eps_outside;
+	int s_mod, s_o, s_t;
+};
+
 /* Transpose: y is dense over dims[]; y's element with index i reads x at
  * sum(i[k] * sx[k]). */
 struct rt_transpose {

@@ -1949,3 +1949,97 @@ Test(hand, reduce_special_values)
 	expect_values("logsumexp, exp overflows float", y,
 	              (const double[]){100.0 + log(2.0), 4.0 + log1p(exp(-7.0)), 1.0 + log(2.0)}, 3);
 }
+
+/* ---- normalisation -------------------------------------------------------------- */
+
+/* LayerNormalization over the last two dims of [3, 4, 5] with per-element
+ * scale and bias, InstanceNormalization of [2, 3, 7] with per-channel ones,
+ * MVN over dims 0 and 2 (epsilon outside the square root); against the
+ * textbook formula in double, in place too. */
+Test(normalize, ref_vs_double)
+{
+	static const struct {
+		const char *what;
+		int rank, dims[3];
+		unsigned mask; /* normalised dims */
+		int s_mod, s_o, s_t, eps_outside;
+	} cases[] = {
+		{"layernorm", 3, {3, 4, 5}, 6, 1, 0, 1, 0},
+		{"instancenorm", 3, {2, 3, 7}, 4, 3, 1, 0, 0},
+		{"mvn", 3, {2, 3, 4}, 5, 1, 0, 0, 1},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct rt_norm p = {.epsilon = 1e-3f, .eps_outside = cases[c].eps_outside,
+		                    .s_mod = cases[c].s_mod, .s_o = cases[c].s_o, .s_t = cases[c].s_t};
+		const int rank = cases[c].rank;
+		const int *dims = cases[c].dims;
+		int stride[3];
+		for (int d = rank - 1, s = 1; d >= 0; d--) {
+			stride[d] = s;
+			s *= dims[d];
+		}
+		for (int d = 0; d < rank; d++) {
+			if (cases[c].mask >> d & 1) {
+				p.r.red_dims[p.r.n_red] = dims[d];
+				p.r.red_sx[p.r.n_red++] = stride[d];
+			} else {
+				p.r.out_dims[p.r.n_out] = dims[d];
+				p.r.out_sx[p.r.n_out++] = stride[d];
+			}
+		}
+		const size_t n = product(rank, dims);
+		struct rng r;
+		rng_seed(&r, 77 + c);
+		float *x = in_new(&r, n, -3.0f, 5.0f), *scale = in_new(&r, n, 0.5f, 2.0f),
+		      *bias = in_new(&r, n, -1.0f, 1.0f);
+		double *want = dbl_new(n);
+		/* group of element t: its kept coordinates; its index in the group:
+		 * its reduced coordinates, both row-major */
+		for (size_t t = 0; t < n; t++) {
+			int idx[3], jdx[3];
+			unravel(t, rank, dims, idx);
+			size_t g = 0, e = 0;
+			for (int d = 0; d < rank; d++)
+				if (cases[c].mask >> d & 1)
+					e = e * (size_t)dims[d] + (size_t)idx[d];
+				else
+					g = g * (size_t)dims[d] + (size_t)idx[d];
+			double sum = 0.0, sq = 0.0;
+			size_t count = 0;
+			for (size_t u = 0; u < n; u++) {
+				unravel(u, rank, dims, jdx);
+				int same = 1;
+				for (int d = 0; d < rank; d++)
+					if (!(cases[c].mask >> d & 1) && jdx[d] != idx[d])
+						same = 0;
+				if (same) {
+					sum += x[u];
+					sq += (double)x[u] * x[u];
+					count++;
+				}
+			}
+			const double mean = sum / count, var = sq / count - mean * mean;
+			const double sd = p.eps_outside ? sqrt(var) + p.epsilon : sqrt(var + p.epsilon);
+			const size_t k = (g % (size_t)p.s_mod) * (size_t)p.s_o + e * (size_t)p.s_t;
+			want[t] = p.eps_outside ? (x[t] - mean) / sd : (x[t] - mean) / sd * scale[k] + bias[k];
+		}
+		float *y = out_new(n);
+		const float *sp = p.eps_outside ? NULL : scale, *bp = p.eps_outside ? NULL : bias;
+		rt_normalize(&p, x, sp, bp, y);
+		expect_guards(cases[c].what, y, n);
+		/* rounding to float, and the one-pass variance of the reference */
+		double *mag = dbl_new(n);
+		for (size_t t = 0; t < n; t++)
+			mag[t] = fabs(want[t]) + 1.0;
+		expect_close(cases[c].what, y, want, mag, n, 1e-6);
+		memcpy(y, x, n * sizeof *y);
+		rt_normalize(&p, y, sp, bp, y);
+		expect_close(cases[c].what, y, want, mag, n, 1e-6);
+		out_free(y);
+		free(x);
+		free(scale);
+		free(bias);
+		free(want);
+		free(mag);
+	}
+}
