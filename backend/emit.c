@@ -1603,6 +1603,11 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_BATCHNORM: rc = plan_batchnorm(p, l); break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
+	case OP_HARDMAX:
+		rc = plan_softmax(p, l);
+		l->unit = RT_UNIT_HARDMAX; /* the same [outer, len, inner] view */
+		l->kernel = "rt_hardmax";
+		break;
 	case OP_GLOBAL_AVGPOOL:
 	case OP_GLOBAL_MAXPOOL: rc = plan_global_pool(p, l); break;
 	case OP_LRN: rc = plan_lrn(p, l); break;
@@ -2545,6 +2550,10 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		          l->n_args > 3 ? "bias" : "NULL");
 		break;
 	}
+	case OP_HARDMAX:
+		emit_line(e, "rt_hardmax(%d, %d, %d, x, y); /* outer, len, inner */",
+		          l->u.softmax.outer, l->u.softmax.len, l->u.softmax.inner);
+		break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX:
 		emit_line(e, "rt_softmax(%d, %d, %d, %d, x, y); /* outer, len, inner, log */",

@@ -181,6 +181,7 @@ enum layout {
 	X(OP_LAYER_NORM, "LayerNormalization")                \
 	X(OP_INSTANCE_NORM, "InstanceNormalization")          \
 	X(OP_MVN, "MeanVarianceNormalization")                \
+	X(OP_HARDMAX, "Hardmax")                              \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")
 

@@ -1327,7 +1327,8 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_LEAKY_RELU: put_float(g, n, "alpha", get_float(d, n, "alpha", 0.01)); break;
 	case OP_CLIP: err += canon_clip(g, n, d); break;
 	case OP_SOFTMAX:
-	case OP_LOG_SOFTMAX: err += canon_softmax(g, n, d); break;
+	case OP_LOG_SOFTMAX:
+	case OP_HARDMAX: err += canon_softmax(g, n, d); break;
 	case OP_GLOBAL_AVGPOOL:
 	case OP_GLOBAL_MAXPOOL:
 		if (n->inputs[0]->rank < 3) {

@@ -1985,7 +1985,8 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_INSTANCE_NORM:
 	case OP_MVN: return infer_norm(c, n);
 	case OP_SOFTMAX:
-	case OP_LOG_SOFTMAX: return infer_softmax(c, n);
+	case OP_LOG_SOFTMAX:
+	case OP_HARDMAX: return infer_softmax(c, n);
 	case OP_BATCHNORM: return infer_batchnorm(c, n);
 	case OP_MAXPOOL:
 	case OP_AVGPOOL: return infer_pool(c, n);

@@ -35,6 +35,8 @@ void rt_normalize(const struct rt_norm *p, const float *x, const float *scale, c
                   float *y);
 /* softmax.c: x, y [outer, len, inner]; softmax (or log-softmax) along len */
 void rt_softmax(int outer, int len, int inner, int log_softmax, const float *x, float *y);
+/* hardmax.c: x, y [outer, len, inner]; 1 at the first maximum along len */
+void rt_hardmax(int outer, int len, int inner, const float *x, float *y);
 /* lrn.c: ONNX LRN across channels; x, y [N, C, HW] */
 void rt_lrn(int N, int C, int HW, int size, float alpha, float beta, float bias, const float *x,
             float *y);

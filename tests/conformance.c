@@ -93,7 +93,7 @@ static const char *const in_scope_ops[] = {
 	"ThresholdedRelu", "Gelu", "PRelu", "Pow", "Max", "Min", "Mean", "Sum",
 	"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
 	"ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
-	"LayerNormalization", "InstanceNormalization", "MeanVarianceNormalization",
+	"LayerNormalization", "InstanceNormalization", "MeanVarianceNormalization", "Hardmax",
 };
 
 static const char *const test_sets[] = {"node", "pytorch-converted"};

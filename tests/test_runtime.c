@@ -2043,3 +2043,38 @@ Test(normalize, ref_vs_double)
 		free(mag);
 	}
 }
+
+/* ---- hardmax -------------------------------------------------------------------- */
+
+/* ONNX Hardmax: 1 at the first maximum of every vector along the middle
+ * axis of [outer, len, inner], ties to the lowest index; in place too. */
+Test(hardmax, ties_and_layout)
+{
+	enum { OUTER = 2, LEN = 4, INNER = 3, N = OUTER * LEN * INNER };
+	struct rng r;
+	rng_seed(&r, 5);
+	float *x = in_new(&r, N, -1.0f, 1.0f);
+	/* vector (0, 1): a tie between k = 1 and k = 3 */
+	x[0 * LEN * INNER + 1 * INNER + 1] = 2.0f;
+	x[0 * LEN * INNER + 3 * INNER + 1] = 2.0f;
+	double want[N];
+	for (int o = 0; o < OUTER; o++)
+		for (int i = 0; i < INNER; i++) {
+			int arg = 0;
+			for (int k = 0; k < LEN; k++)
+				if (x[(o * LEN + k) * INNER + i] > x[(o * LEN + arg) * INNER + i])
+					arg = k;
+			for (int k = 0; k < LEN; k++)
+				want[(o * LEN + k) * INNER + i] = k == arg;
+		}
+	cr_assert_eq(want[0 * LEN * INNER + 1 * INNER + 1], 1.0);
+	float *y = out_new(N);
+	rt_hardmax(OUTER, LEN, INNER, x, y);
+	expect_guards("hardmax", y, N);
+	expect_close("hardmax", y, want, NULL, N, 0.0);
+	memcpy(y, x, N * sizeof *y);
+	rt_hardmax(OUTER, LEN, INNER, y, y);
+	expect_close("hardmax in place", y, want, NULL, N, 0.0);
+	out_free(y);
+	free(x);
+}
