@@ -30,6 +30,8 @@
  * ONNX_TESTDATA, CC, TMPDIR), else from the build (CONFORMANCE_* below). FILTER keeps the tests whose name contains it.
  * Tests run in -j worker processes (default 2), one process per test with a
  * 60 s alarm; each gets its own directory under $TMPDIR, removed afterwards.
+ * Every refusal and failure is listed with its reason, then the totals per
+ * ONNX op type (a test counts under each op type its graph uses) and overall.
  * Exit status: 0 when nothing failed, 1 otherwise, 77 (automake's "skipped")
  * when the test data is not installed. */
 #include "config.h"
@@ -78,8 +80,8 @@
 #define REASON_MAX 400
 #define OPS_MAX 256 /* op type list of one test (longer lists are cut) */
 
-/* The ops the walking skeleton implements (ir/ir.h), including the shape ops
- * that infer_shapes folds into constants. */
+/* The ops dnncc implements (ir/ir.h), including the shape ops that
+ * infer_shapes folds into constants. */
 static const char *const in_scope_ops[] = {
 	"Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "LeakyRelu", "Clip",
 	"Sigmoid", "Tanh", "Softmax", "LogSoftmax", "BatchNormalization", "MaxPool",
