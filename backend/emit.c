@@ -2430,6 +2430,7 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	case OP_SUM: {
 		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV",
 		                                  "RT_POW", "RT_PRELU", "RT_MAX", "RT_MIN"};
+		_Static_assert(sizeof opn / sizeof opn[0] == RT_MIN + 1, "one name per rt_binop");
 		const struct rt_bcast *b = &l->u.binary.b;
 		ints_str(f[0], sizeof f[0], b->dims, b->rank);
 		ints_str(f[1], sizeof f[1], b->sa, b->rank);
@@ -2513,6 +2514,8 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 			"RT_REDUCE_SUM", "RT_REDUCE_MEAN", "RT_REDUCE_MAX", "RT_REDUCE_MIN",
 			"RT_REDUCE_PROD", "RT_REDUCE_L1", "RT_REDUCE_L2", "RT_REDUCE_LOG_SUM",
 			"RT_REDUCE_LOG_SUM_EXP", "RT_REDUCE_SUM_SQUARE"};
+		_Static_assert(sizeof opn / sizeof opn[0] == RT_REDUCE_SUM_SQUARE + 1,
+		               "one name per rt_reduce_op");
 		const struct rt_reduce *r = &l->u.reduce.r;
 		ints_str(f[0], sizeof f[0], r->out_dims, r->n_out);
 		ints_str(f[1], sizeof f[1], r->out_sx, r->n_out);
