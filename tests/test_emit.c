@@ -1898,3 +1898,69 @@ Test(emit_planned, clip_and_batchnorm_runtime_operands)
 {
 	check_runtime_operands(1);
 }
+
+/* Elementwise math that no ONNX node test in Debian's test data covers
+ * (Gelu both ways, Mish) and a reduction and a normalisation, compiled and
+ * run: the generated call passes the function and its parameters. */
+Test(emit_ops, math_reduce_normalize)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(2, 3, 4));
+	struct tensor *ys[5];
+	for (int i = 0; i < 5; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "y%d", i);
+		ys[i] = act(g, nm, i == 3 ? 2 : 3, i == 3 ? (int64_t[]){2, 4} : (int64_t[]){2, 3, 4});
+	}
+	node(g, OP_GELU, NULL, INS(x), ys[0]);
+	struct node *gt = node(g, OP_GELU, NULL, INS(x), ys[1]);
+	struct attr *a = ir_add_attr(g, gt, "approximate", ATTR_STRING);
+	a->s = arena_strdup(&g->arena, "tanh");
+	node(g, OP_MISH, NULL, INS(x), ys[2]);
+	struct node *r = node(g, OP_REDUCE_LOG_SUM_EXP, NULL, INS(x), ys[3]);
+	a_ints(g, r, "axes", 1, (const int64_t[]){1});
+	a_int(g, r, "keepdims", 0);
+	struct node *mvn = node(g, OP_MVN, NULL, INS(x), ys[4]);
+	a_ints(g, mvn, "axes", 2, (const int64_t[]){0, 2});
+	a_float(g, mvn, "epsilon", 1e-9);
+	for (int i = 0; i < 5; i++)
+		output(g, ys[i]);
+	plan_by_hand(g);
+
+	float *in[1], *want[5];
+	make_inputs(g, in);
+	for (int i = 0; i < 5; i++)
+		want[i] = alloc_out(ys[i]);
+	const float *v = in[0]; /* [2, 3, 4] */
+	for (int k = 0; k < 24; k++) {
+		double t = v[k];
+		want[0][k] = (float)(0.5 * t * (1 + erf(t / sqrt(2.0))));
+		want[1][k] = (float)(0.5 * t * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (t + 0.044715 * t * t * t))));
+		want[2][k] = (float)(t * tanh(log(1 + exp(t))));
+	}
+	for (int n = 0; n < 2; n++)
+		for (int w = 0; w < 4; w++) {
+			double s = 0;
+			for (int c = 0; c < 3; c++)
+				s += exp(v[(n * 3 + c) * 4 + w]);
+			want[3][n * 4 + w] = (float)log(s);
+		}
+	for (int c = 0; c < 3; c++) {
+		double s = 0, q = 0;
+		for (int n = 0; n < 2; n++)
+			for (int w = 0; w < 4; w++)
+				s += v[(n * 3 + c) * 4 + w];
+		s /= 8;
+		for (int n = 0; n < 2; n++)
+			for (int w = 0; w < 4; w++)
+				q += (v[(n * 3 + c) * 4 + w] - s) * (v[(n * 3 + c) * 4 + w] - s);
+		q = sqrt(q / 8) + 1e-9;
+		for (int n = 0; n < 2; n++)
+			for (int w = 0; w < 4; w++)
+				want[4][(n * 3 + c) * 4 + w] = (float)((v[(n * 3 + c) * 4 + w] - s) / q);
+	}
+	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
+	free_all(in, 1);
+	free_all(want, 5);
+	ir_graph_free(g);
+}
