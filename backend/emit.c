@@ -1882,6 +1882,23 @@ static void print_profile_decls(struct plan *p, struct emitter *e)
 	emit_line(e, "        double *total_us);");
 }
 
+/* NAME_profile_add, which NAME_run calls after each layer. */
+static void print_profile_add(struct emitter *e, const char *N)
+{
+	emit_line(e, "/* Adds one call and the time since *start to row i. */");
+	emit_line(e, "static void %s_profile_add(size_t i, const struct timespec *start)", N);
+	emit_open_block(e);
+	emit_line(e, "struct timespec now;");
+	emit_line(e, "double us;");
+	emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &now);");
+	emit_line(e, "us = (double)(now.tv_sec - start->tv_sec) * 1e6 +");
+	emit_line(e, "     (double)(now.tv_nsec - start->tv_nsec) / 1e3;");
+	emit_line(e, "%s_profile_rows[i].calls++;", N);
+	emit_line(e, "if (us > 0)");
+	emit_line(e, "\t%s_profile_rows[i].total_us += us;", N);
+	emit_close(e, "");
+}
+
 static void print_profile(struct plan *p, struct emitter *e)
 {
 	const char *N = p->name;
@@ -1915,19 +1932,10 @@ static void print_profile(struct plan *p, struct emitter *e)
 	emit_close(e, ";");
 	emit_line(e, "static const size_t %s_profile_n = %zu;", N, rows);
 	emit_blank(e);
-	emit_line(e, "/* Adds one call and the time since *start to row i. */");
-	emit_line(e, "static void %s_profile_add(size_t i, const struct timespec *start)", N);
-	emit_open_block(e);
-	emit_line(e, "struct timespec now;");
-	emit_line(e, "double us;");
-	emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &now);");
-	emit_line(e, "us = (double)(now.tv_sec - start->tv_sec) * 1e6 +");
-	emit_line(e, "     (double)(now.tv_nsec - start->tv_nsec) / 1e3;");
-	emit_line(e, "%s_profile_rows[i].calls++;", N);
-	emit_line(e, "if (us > 0)");
-	emit_line(e, "\t%s_profile_rows[i].total_us += us;", N);
-	emit_close(e, "");
-	emit_blank(e);
+	if (rows) {
+		print_profile_add(e, N);
+		emit_blank(e);
+	}
 	emit_line(e, "size_t %s_profile_count(void)", N);
 	emit_open_block(e);
 	emit_line(e, "return %s_profile_n;", N);
@@ -2634,7 +2642,10 @@ static void print_run(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	print_declarations(p, e, 0);
 	print_declarations(p, e, 1);
-	if (p->opt->instrument)
+	int timed = 0;
+	for (int i = 0; p->opt->instrument && i < p->n_layers; i++)
+		timed |= is_profiled(&p->layers[i]);
+	if (timed)
 		emit_line(e, "struct timespec %s; /* when the running layer started */", p->prof_var);
 	emit_blank(e);
 	size_t row = 0;
