@@ -1984,33 +1984,45 @@ static void print_profile(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	emit_line(e, "void %s_profile_print(FILE *out)", N);
 	emit_open_block(e);
-	emit_line(e, "double sum = 0.0, predicted = 0.0, mean;");
+	emit_line(e, "double sum = 0.0, estimated = 0.0, predicted = 0.0, mean;");
 	emit_line(e, "unsigned long runs = 0;");
+	emit_line(e, "int wn = 13, wo = 2, wp = 9; /* column widths: the longest name */");
 	emit_line(e, "size_t i;");
 	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
-	emit_line(e, "sum += %s_profile_rows[i].total_us;", N);
-	emit_line(e, "predicted += %s_profile_rows[i].predicted_us;", N);
-	emit_line(e, "if (%s_profile_rows[i].calls > runs)", N);
-	emit_line(e, "\truns = %s_profile_rows[i].calls;", N);
+	emit_line(e, "const struct %s_profile_row *r = &%s_profile_rows[i];", N, N);
+	emit_line(e, "sum += r->total_us;");
+	emit_open(e, "if (r->predicted_us > 0)");
+	emit_line(e, "estimated += r->total_us;");
+	emit_line(e, "predicted += r->predicted_us;");
 	emit_close(e, "");
-	emit_line(e, "fprintf(out, \"%%-3s %%-24s %%-12s %%-28s %%8s %%11s %%6s %%11s %%7s\\n\", \"#\", "
-	             "\"node\", \"op\",");
-	emit_line(e, "        \"primitive\", \"calls\", \"mean us\", \"share\", \"estimate\", "
+	emit_line(e, "if (r->calls > runs)");
+	emit_line(e, "	runs = r->calls;");
+	emit_line(e, "if ((int)strlen(r->node) > wn)");
+	emit_line(e, "	wn = (int)strlen(r->node);");
+	emit_line(e, "if ((int)strlen(r->op) > wo)");
+	emit_line(e, "	wo = (int)strlen(r->op);");
+	emit_line(e, "if ((int)strlen(r->primitive) > wp)");
+	emit_line(e, "	wp = (int)strlen(r->primitive);");
+	emit_close(e, "");
+	emit_line(e, "fprintf(out, \"%%-3s %%-*s %%-*s %%-*s %%8s %%11s %%6s %%11s %%7s\\n\", \"#\", wn, "
+	             "\"node\", wo, \"op\",");
+	emit_line(e, "        wp, \"primitive\", \"calls\", \"mean us\", \"share\", \"estimate\", "
 	             "\"ratio\");");
 	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
 	emit_line(e, "const struct %s_profile_row *r = &%s_profile_rows[i];", N, N);
 	emit_line(e, "mean = r->calls ? r->total_us / (double)r->calls : 0.0;");
-	emit_line(e, "fprintf(out, \"%%-3lu %%-24s %%-12s %%-28s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", "
-	             "(unsigned long)i,");
-	emit_line(e, "        r->node, r->op, r->primitive, r->calls, mean,");
+	emit_line(e, "fprintf(out, \"%%-3lu %%-*s %%-*s %%-*s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", "
+	             "(unsigned long)i, wn,");
+	emit_line(e, "        r->node, wo, r->op, wp, r->primitive, r->calls, mean,");
 	emit_line(e, "        sum > 0 ? 100.0 * r->total_us / sum : 0.0, r->predicted_us);");
 	emit_line(e, "%s_profile_ratio(out, mean, r->predicted_us);", N);
 	emit_close(e, "");
-	emit_line(e, "mean = runs ? sum / (double)runs : 0.0;");
-	emit_line(e, "fprintf(out, \"%%-3s %%-24s %%-12s %%-28s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", \"\", "
-	             "\"total per run\",");
-	emit_line(e, "        \"\", \"\", runs, mean, sum > 0 ? 100.0 : 0.0, predicted);");
-	emit_line(e, "%s_profile_ratio(out, mean, predicted);", N);
+	emit_line(e, "/* The total's ratio: the rows with an estimate against their estimates. */");
+	emit_line(e, "fprintf(out, \"%%-3s %%-*s %%-*s %%-*s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", \"\", wn, "
+	             "\"total per run\", wo,");
+	emit_line(e, "        \"\", wp, \"\", runs, runs ? sum / (double)runs : 0.0, sum > 0 ? 100.0 : 0.0,");
+	emit_line(e, "        predicted);");
+	emit_line(e, "%s_profile_ratio(out, runs ? estimated / (double)runs : 0.0, predicted);", N);
 	emit_close(e, "");
 	emit_blank(e);
 }
