@@ -299,6 +299,7 @@ struct plan {
 	const char *weights_sym; /* C name of the blob's first float */
 	int uses_arena;
 	struct name_table names;
+	const char *prof_var;    /* --instrument: NAME_run's struct timespec */
 	int n_strings, cap_strings;
 	void **strings;          /* owned allocations referred to by the plan */
 };
@@ -1710,6 +1711,16 @@ static void plan_names(struct plan *p)
 		snprintf(buf, sizeof buf, "%s%s", p->name, globals[i]);
 		names_reserve(&p->names, buf);
 	}
+	static const char *const profile_globals[] = {
+		"_profile_print", "_profile_reset", "_profile_count", "_profile_entry",
+		"_profile_rows", "_profile_row", "_profile_add", "_profile_n", "_profile_ratio",
+	};
+	for (size_t i = 0; p->opt->instrument && i < sizeof profile_globals / sizeof *profile_globals;
+	     i++) {
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s%s", p->name, profile_globals[i]);
+		names_reserve(&p->names, buf);
+	}
 	/* Layer functions l<number>_<node name>, then the pointer variables of
 	 * NAME_run. */
 	int number = 0;
@@ -1725,6 +1736,8 @@ static void plan_names(struct plan *p)
 	for (int i = 0; i < p->g->n_tensors; i++)
 		if (p->tb[i].used)
 			p->tb[i].var = names_add(&p->names, "t_", p->g->tensors[i]->name);
+	if (p->opt->instrument)
+		p->prof_var = names_add(&p->names, "prof_", "start");
 }
 
 /* Output paths: DIR/BASE.c as given, DIR/BASE.h, DIR/BASE.weights.bin. */
@@ -2059,6 +2072,223 @@ static void print_io_list(struct plan *p, struct emitter *e, const char *what, i
 		          ir_numel(ts[i]));
 }
 
+/* ---- --instrument: per-layer timing ---------------------------------------- */
+
+/* s as a C string literal: printable ASCII as is, the rest as octal escapes;
+ * '?' is escaped too, so no trigraph forms. */
+static const char *str_lit(struct plan *p, const char *s)
+{
+	if (!s)
+		s = "";
+	size_t n = strlen(s);
+	char *out = xmalloc(4 * n + 3);
+	size_t k = 0;
+	out[k++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\' || c == '?') {
+			out[k++] = '\\';
+			out[k++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			k += (size_t)snprintf(out + k, 5, "\\%03o", c);
+		} else {
+			out[k++] = (char)c;
+		}
+	}
+	out[k++] = '"';
+	out[k] = '\0';
+	return plan_keep(p, out);
+}
+
+/* Layers NAME_run times: every layer function (transforms included) and every
+ * unaliased view's copy, one profile row each, in call order. */
+static int is_profiled(const struct layer *l)
+{
+	return !l->is_view || l->copy;
+}
+
+/* The primitive column of a row: the convolution's row, the transform's row,
+ * "copy" for a view's memcpy, else the runtime function. */
+static const char *profile_primitive(const struct layer *l)
+{
+	if (l->copy)
+		return "copy";
+	if (l->node->op == OP_CONV && l->prim)
+		return l->prim->name;
+	if (l->node->op == OP_LAYOUT && l->node->primitive)
+		return l->node->primitive;
+	return l->kernel;
+}
+
+static void print_profile_decls(struct plan *p, struct emitter *e)
+{
+	const char *N = p->name;
+	emit_blank(e);
+	emit_line(e, "/* Per-layer timing (--instrument). Each %s_run() call adds one call and",
+	          N);
+	emit_line(e, " * its time to every layer's row. Rows are in call order, one per layer");
+	emit_line(e, " * function or layout transform (and per copied view). */");
+	emit_line(e, "/* Writes one line per row (node, op, primitive, calls, mean us, share of");
+	emit_line(e, " * the total, the compile-time estimate and measured/estimated), then the");
+	emit_line(e, " * total per run. */");
+	emit_line(e, "void %s_profile_print(FILE *out);", N);
+	emit_line(e, "/* Sets every row's calls and time to 0. */");
+	emit_line(e, "void %s_profile_reset(void);", N);
+	emit_line(e, "/* The number of rows. */");
+	emit_line(e, "size_t %s_profile_count(void);", N);
+	emit_line(e, "/* Row i: node name, op, primitive, estimated us per call (0: none), calls");
+	emit_line(e, " * and total measured us; NULL pointers are skipped. Returns 0, or -1 when");
+	emit_line(e, " * i >= %s_profile_count(). */", N);
+	emit_line(e, "int %s_profile_entry(size_t i, const char **node, const char **op,", N);
+	emit_line(e, "        const char **primitive, double *predicted_us, unsigned long *calls,");
+	emit_line(e, "        double *total_us);");
+}
+
+/* NAME_profile_add, which NAME_run calls after each layer. */
+static void print_profile_add(struct emitter *e, const char *N)
+{
+	emit_line(e, "/* Adds one call and the time since *start to row i. */");
+	emit_line(e, "static void %s_profile_add(size_t i, const struct timespec *start)", N);
+	emit_open_block(e);
+	emit_line(e, "struct timespec now;");
+	emit_line(e, "double us;");
+	emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &now);");
+	emit_line(e, "us = (double)(now.tv_sec - start->tv_sec) * 1e6 +");
+	emit_line(e, "     (double)(now.tv_nsec - start->tv_nsec) / 1e3;");
+	emit_line(e, "%s_profile_rows[i].calls++;", N);
+	emit_line(e, "if (us > 0)");
+	emit_line(e, "\t%s_profile_rows[i].total_us += us;", N);
+	emit_close(e, "");
+}
+
+static void print_profile(struct plan *p, struct emitter *e)
+{
+	const char *N = p->name;
+	size_t rows = 0;
+	for (int i = 0; i < p->n_layers; i++)
+		rows += is_profiled(&p->layers[i]);
+	emit_line(e, "/* ---- per-layer timing (--instrument) ---- */");
+	emit_line(e, "struct %s_profile_row {", N);
+	emit_line(e, "\tconst char *node, *op, *primitive;");
+	emit_line(e, "\tdouble predicted_us; /* the compile-time estimate, 0: none */");
+	emit_line(e, "\tunsigned long calls;");
+	emit_line(e, "\tdouble total_us;");
+	emit_line(e, "};");
+	emit_blank(e);
+	if (!rows)
+		emit_line(e, "/* No layer runs code; C has no empty arrays, so one unused row. */");
+	emit_open(e, "static struct %s_profile_row %s_profile_rows[%zu] =", N, N,
+	          rows ? rows : 1);
+	char est[64];
+	for (int i = 0; i < p->n_layers; i++) {
+		const struct layer *l = &p->layers[i];
+		if (!is_profiled(l))
+			continue;
+		double cost = l->copy ? 0.0 : l->node->cost_us;
+		snprintf(est, sizeof est, "%.4f", cost > 0 && isfinite(cost) ? cost : 0.0);
+		emit_line(e, "{%s, %s, %s, %s, 0, 0.0},", str_lit(p, l->node->name),
+		          str_lit(p, ir_op_names[l->node->op]), str_lit(p, profile_primitive(l)), est);
+	}
+	if (!rows)
+		emit_line(e, "{\"\", \"\", \"\", 0.0, 0, 0.0},");
+	emit_close(e, ";");
+	emit_line(e, "static const size_t %s_profile_n = %zu;", N, rows);
+	emit_blank(e);
+	if (rows) {
+		print_profile_add(e, N);
+		emit_blank(e);
+	}
+	emit_line(e, "size_t %s_profile_count(void)", N);
+	emit_open_block(e);
+	emit_line(e, "return %s_profile_n;", N);
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "int %s_profile_entry(size_t i, const char **node, const char **op,", N);
+	emit_line(e, "        const char **primitive, double *predicted_us, unsigned long *calls,");
+	emit_line(e, "        double *total_us)");
+	emit_open_block(e);
+	emit_line(e, "const struct %s_profile_row *r;", N);
+	emit_line(e, "if (i >= %s_profile_n)", N);
+	emit_line(e, "\treturn -1;");
+	emit_line(e, "r = &%s_profile_rows[i];", N);
+	emit_line(e, "if (node)");
+	emit_line(e, "\t*node = r->node;");
+	emit_line(e, "if (op)");
+	emit_line(e, "\t*op = r->op;");
+	emit_line(e, "if (primitive)");
+	emit_line(e, "\t*primitive = r->primitive;");
+	emit_line(e, "if (predicted_us)");
+	emit_line(e, "\t*predicted_us = r->predicted_us;");
+	emit_line(e, "if (calls)");
+	emit_line(e, "\t*calls = r->calls;");
+	emit_line(e, "if (total_us)");
+	emit_line(e, "\t*total_us = r->total_us;");
+	emit_line(e, "return 0;");
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "void %s_profile_reset(void)", N);
+	emit_open_block(e);
+	emit_line(e, "size_t i;");
+	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
+	emit_line(e, "%s_profile_rows[i].calls = 0;", N);
+	emit_line(e, "%s_profile_rows[i].total_us = 0.0;", N);
+	emit_close(e, "");
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "/* Measured/estimated, or \"-\" without an estimate or a call. */");
+	emit_line(e, "static void %s_profile_ratio(FILE *out, double mean_us, double predicted_us)", N);
+	emit_open_block(e);
+	emit_line(e, "if (predicted_us > 0 && mean_us > 0)");
+	emit_line(e, "\tfprintf(out, \" %%7.2f\\n\", mean_us / predicted_us);");
+	emit_line(e, "else");
+	emit_line(e, "\tfprintf(out, \" %%7s\\n\", \"-\");");
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "void %s_profile_print(FILE *out)", N);
+	emit_open_block(e);
+	emit_line(e, "double sum = 0.0, estimated = 0.0, predicted = 0.0, mean;");
+	emit_line(e, "unsigned long runs = 0;");
+	emit_line(e, "int wn = 13, wo = 2, wp = 9; /* column widths: the longest name */");
+	emit_line(e, "size_t i;");
+	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
+	emit_line(e, "const struct %s_profile_row *r = &%s_profile_rows[i];", N, N);
+	emit_line(e, "sum += r->total_us;");
+	emit_open(e, "if (r->predicted_us > 0)");
+	emit_line(e, "estimated += r->total_us;");
+	emit_line(e, "predicted += r->predicted_us;");
+	emit_close(e, "");
+	emit_line(e, "if (r->calls > runs)");
+	emit_line(e, "	runs = r->calls;");
+	emit_line(e, "if ((int)strlen(r->node) > wn)");
+	emit_line(e, "	wn = (int)strlen(r->node);");
+	emit_line(e, "if ((int)strlen(r->op) > wo)");
+	emit_line(e, "	wo = (int)strlen(r->op);");
+	emit_line(e, "if ((int)strlen(r->primitive) > wp)");
+	emit_line(e, "	wp = (int)strlen(r->primitive);");
+	emit_close(e, "");
+	emit_line(e, "fprintf(out, \"%%-3s %%-*s %%-*s %%-*s %%8s %%11s %%6s %%11s %%7s\\n\", \"#\", wn, "
+	             "\"node\", wo, \"op\",");
+	emit_line(e, "        wp, \"primitive\", \"calls\", \"mean us\", \"share\", \"estimate\", "
+	             "\"ratio\");");
+	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
+	emit_line(e, "const struct %s_profile_row *r = &%s_profile_rows[i];", N, N);
+	emit_line(e, "mean = r->calls ? r->total_us / (double)r->calls : 0.0;");
+	emit_line(e, "fprintf(out, \"%%-3lu %%-*s %%-*s %%-*s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", "
+	             "(unsigned long)i, wn,");
+	emit_line(e, "        r->node, wo, r->op, wp, r->primitive, r->calls, mean,");
+	emit_line(e, "        sum > 0 ? 100.0 * r->total_us / sum : 0.0, r->predicted_us);");
+	emit_line(e, "%s_profile_ratio(out, mean, r->predicted_us);", N);
+	emit_close(e, "");
+	emit_line(e, "/* The total's ratio: the rows with an estimate against their estimates. */");
+	emit_line(e, "fprintf(out, \"%%-3s %%-*s %%-*s %%-*s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", \"\", wn, "
+	             "\"total per run\", wo,");
+	emit_line(e, "        \"\", wp, \"\", runs, runs ? sum / (double)runs : 0.0, sum > 0 ? 100.0 : 0.0,");
+	emit_line(e, "        predicted);");
+	emit_line(e, "%s_profile_ratio(out, runs ? estimated / (double)runs : 0.0, predicted);", N);
+	emit_close(e, "");
+	emit_blank(e);
+}
+
 static void print_header(struct plan *p, struct emitter *e)
 {
 	const struct graph *g = p->g;
@@ -2080,6 +2310,8 @@ static void print_header(struct plan *p, struct emitter *e)
 	emit_line(e, "#define %s_H", p->upper);
 	emit_blank(e);
 	emit_line(e, "#include <stddef.h>");
+	if (p->opt->instrument)
+		emit_line(e, "#include <stdio.h>");
 	emit_blank(e);
 	emit_line(e, "#ifdef __cplusplus");
 	emit_line(e, "extern \"C\" {");
@@ -2110,6 +2342,8 @@ static void print_header(struct plan *p, struct emitter *e)
 		emit_line(e, " * has another size; %s_run() fails until a load succeeded. */", N);
 		emit_line(e, "int %s_load_weights(const char *path);", N);
 	}
+	if (p->opt->instrument)
+		print_profile_decls(p, e);
 	emit_blank(e);
 	emit_line(e, "#ifdef __cplusplus");
 	emit_line(e, "}");
@@ -2142,19 +2376,34 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_line(e, " * arena:        %zu bytes of activations", p->uses_arena ? g->arena_size : 0);
 	emit_line(e, " * layers:       %d functions for %d nodes", n_fn, p->n_layers);
 	emit_line(e, " *");
+	if (p->opt->instrument) {
+		emit_line(e, " * Instrumented (--instrument): %s_run times each layer and transform with",
+		          p->name);
+		emit_line(e, " * clock_gettime(CLOCK_MONOTONIC), so this file defines _POSIX_C_SOURCE");
+		emit_line(e, " * 199309L before its first include; %s_profile_print() shows the times.",
+		          p->name);
+		emit_line(e, " *");
+	}
 	if (p->uses_sgemm == 2 && p->opt->blas_openblas)
 		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with "
 		          "-lopenblas -lm. */", cmt(p, p->base));
 	else
 		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with -lm. */",
 		          cmt(p, p->base));
+	if (p->opt->instrument) {
+		emit_line(e, "#ifndef _POSIX_C_SOURCE");
+		emit_line(e, "#define _POSIX_C_SOURCE 199309L");
+		emit_line(e, "#endif");
+	}
 	emit_line(e, "#include \"%s.h\"", p->base);
 	emit_blank(e);
 	emit_line(e, "#include <math.h>");
 	emit_line(e, "#include <stddef.h>");
-	if (p->mode == WEIGHTS_FILE)
+	if (p->mode == WEIGHTS_FILE || p->opt->instrument)
 		emit_line(e, "#include <stdio.h>");
 	emit_line(e, "#include <string.h>");
+	if (p->opt->instrument)
+		emit_line(e, "#include <time.h>");
 	emit_blank(e);
 	emit_line(e, "/* Runtime functions are private to this file, so models link together. */");
 	emit_line(e, "#define RT_FN static");
@@ -2769,12 +3018,20 @@ static void print_run(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	print_declarations(p, e, 0);
 	print_declarations(p, e, 1);
+	int timed = 0;
+	for (int i = 0; p->opt->instrument && i < p->n_layers; i++)
+		timed |= is_profiled(&p->layers[i]);
+	if (timed)
+		emit_line(e, "struct timespec %s; /* when the running layer started */", p->prof_var);
 	emit_blank(e);
+	size_t row = 0;
 	for (int i = 0; i < p->n_layers; i++) {
 		const struct layer *l = &p->layers[i];
 		const struct node *n = l->node;
 		if (l->is_view && !l->copy)
 			continue;
+		if (p->opt->instrument)
+			emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &%s);", p->prof_var);
 		if (l->copy) {
 			emit_line(e, "memcpy(%s, %s, %" PRId64 " * sizeof(float)); /* view '%s' (%s) */",
 			          tb_of(p, n->outputs[0])->var, tb_of(p, n->inputs[0])->var,
@@ -2790,6 +3047,8 @@ static void print_run(struct plan *p, struct emitter *e)
 				         l->ws_offset / sizeof(float));
 			emit_line(e, "%s(%s);", l->fn, args);
 		}
+		if (p->opt->instrument)
+			emit_line(e, "%s_profile_add(%zu, &%s);", p->name, row++, p->prof_var);
 		print_output_copies(p, e, n);
 	}
 	print_output_copies(p, e, NULL);
@@ -2808,6 +3067,8 @@ static void print_c_file(struct plan *p, struct emitter *e)
 	for (int i = 0; i < p->n_layers; i++)
 		if (!p->layers[i].is_view)
 			print_layer(p, e, &p->layers[i]);
+	if (p->opt->instrument)
+		print_profile(p, e);
 	print_run(p, e);
 }
 
