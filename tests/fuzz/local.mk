@@ -13,7 +13,7 @@
 FUZZ_HARNESSES = onnx prototxt caffemodel
 FUZZ_S = 60
 FUZZ_COMMON = tests/fuzz/fuzz.h tests/fuzz/fuzz_common.c tests/fuzz/replay.c
-EXTRA_DIST += tests/fuzz/make_seeds.py tests/fuzz/prototxt.dict tests/fuzz/corpus \
+EXTRA_DIST += tests/fuzz/make_seeds.py tests/fuzz/onnx.dict tests/fuzz/prototxt.dict tests/fuzz/corpus \
 	tests/fuzz/regress
 
 check_PROGRAMS += tests/fuzz/replay_onnx tests/fuzz/replay_prototxt tests/fuzz/replay_caffemodel
@@ -61,7 +61,7 @@ tests/fuzz/bin/fuzz_%: tests/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJS) libdn
 fuzz: $(FUZZ_BINS)
 	@fail=0; for h in $(FUZZ_HARNESSES); do \
 		$(MKDIR_P) tests/fuzz/work/$$h tests/fuzz/crashes/$$h; \
-		dict=; test $$h = prototxt && dict=-dict=$(srcdir)/tests/fuzz/prototxt.dict; \
+		dict=; test -f $(srcdir)/tests/fuzz/$$h.dict && dict=-dict=$(srcdir)/tests/fuzz/$$h.dict; \
 		echo "fuzz: $$h for $(FUZZ_S) s (log: tests/fuzz/$$h.log)"; \
 		if tests/fuzz/bin/fuzz_$$h -max_total_time=$(FUZZ_S) -timeout=30 \
 			-print_final_stats=1 $$dict -artifact_prefix=tests/fuzz/crashes/$$h/ \
