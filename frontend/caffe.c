@@ -767,33 +767,11 @@ static int layer_params(struct caffe *cf, struct layer *l, int n, const struct p
 	return 0;
 }
 
-static int load_caffemodel(struct caffe *cf, const char *path)
+/* Unpacks the .caffemodel bytes (the contents of the file path names) and
+ * indexes its layers by name. */
+static int load_caffemodel(struct caffe *cf, const char *path, const uint8_t *buf, size_t len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		diag_error(cf->d, NULL, "cannot open weights %s: %s", path, strerror(errno));
-		return -1;
-	}
-	size_t cap = 1 << 20, len = 0;
-	uint8_t *buf = xmalloc(cap);
-	for (;;) {
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (len < cap) {
-			if (ferror(f)) {
-				diag_error(cf->d, NULL, "cannot read weights %s: %s", path, strerror(errno));
-				fclose(f);
-				free(buf);
-				return -1;
-			}
-			break;
-		}
-		cap *= 2;
-		buf = xrealloc(buf, cap);
-	}
-	fclose(f);
 	cf->model = caffe__net_parameter__unpack(NULL, len, buf);
-	free(buf);
 	if (!cf->model) {
 		diag_error(cf->d, NULL,
 		           "%s is not a Caffe NetParameter in binary protobuf form (a .caffemodel); "
@@ -2027,11 +2005,12 @@ static void warn_unused(struct caffe *cf, struct ptx_message *m, const char *pat
 	}
 }
 
-static char *read_text(const char *path, size_t *len, struct diag *d)
+/* The whole file; what says which file it is in messages ("" or "weights "). */
+static char *read_file(const char *path, const char *what, size_t *len, struct diag *d)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
-		diag_error(d, NULL, "cannot open %s: %s", path, strerror(errno));
+		diag_error(d, NULL, "cannot open %s%s: %s", what, path, strerror(errno));
 		return NULL;
 	}
 	size_t cap = 1 << 16, n = 0;
@@ -2043,13 +2022,13 @@ static char *read_text(const char *path, size_t *len, struct diag *d)
 		cap *= 2;
 		buf = xrealloc(buf, cap);
 	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		diag_error(d, NULL, "cannot read %s", path);
+	if (ferror(f)) {
+		diag_error(d, NULL, "cannot read %s%s: %s", what, path, strerror(errno));
+		fclose(f);
 		free(buf);
 		return NULL;
 	}
+	fclose(f);
 	*len = n;
 	return buf;
 }
@@ -2072,6 +2051,29 @@ static void caffe_free(struct caffe *cf)
 
 struct graph *caffe_read(const char *path, const struct options *opt, struct diag *d)
 {
+	size_t len = 0, weights_len = 0;
+	char *text = read_file(path, "", &len, d);
+	if (!text)
+		return NULL;
+	char *weights = NULL;
+	if (opt->caffe_weights && !opt->random_weights) {
+		weights = read_file(opt->caffe_weights, "weights ", &weights_len, d);
+		if (!weights) {
+			free(text);
+			return NULL;
+		}
+	}
+	struct graph *g =
+		caffe_read_mem(path, text, len, (const uint8_t *)weights, weights_len, opt, d);
+	free(text);
+	free(weights);
+	return g;
+}
+
+struct graph *caffe_read_mem(const char *path, const char *text, size_t len,
+                             const uint8_t *weights, size_t weights_len,
+                             const struct options *opt, struct diag *d)
+{
 	struct caffe cf = {0};
 	cf.path = path;
 	cf.opt = opt;
@@ -2089,19 +2091,13 @@ struct graph *caffe_read(const char *path, const struct options *opt, struct dia
 		           "weights (for benchmarking the architecture)");
 	cf.random = !opt->caffe_weights;
 
-	size_t len;
-	char *text = read_text(path, &len, d);
-	if (!text) {
-		caffe_free(&cf);
-		return NULL;
-	}
 	cf.net = ptx_parse(&cf.text, path, text, len, d);
-	free(text);
 	if (!cf.net) {
 		caffe_free(&cf);
 		return NULL;
 	}
-	if (opt->caffe_weights && !opt->random_weights && load_caffemodel(&cf, opt->caffe_weights)) {
+	if (opt->caffe_weights && !opt->random_weights &&
+	    load_caffemodel(&cf, opt->caffe_weights, weights, weights_len)) {
 		caffe_free(&cf);
 		return NULL;
 	}

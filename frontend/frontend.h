@@ -15,6 +15,10 @@
  * come from the declared value_info; symbolic dims must be pinned with
  * --shape (opt->shapes) or are an error. Returns NULL after reporting. */
 struct graph *onnx_read(const char *path, const struct options *opt, struct diag *d);
+/* The same from the file's bytes already in memory (buf[len], not kept);
+ * path only names the model in messages. The fuzz harnesses use it. */
+struct graph *onnx_read_mem(const char *path, const uint8_t *buf, size_t len,
+                            const struct options *opt, struct diag *d);
 
 /* ---- prototxt.c: protobuf text format (protobuf-c has no text parser) -------
  * A parsed text-format message is a tree of fields; errors carry line:column. */
@@ -45,5 +49,11 @@ struct ptx_message *ptx_parse(struct arena *arena, const char *file, const char 
  * opt->random_weights asks for deterministic random ones. Translates into
  * ONNX semantics. Returns NULL after reporting. */
 struct graph *caffe_read(const char *path, const struct options *opt, struct diag *d);
+/* The same from memory: text[len] is the prototxt path names; weights[weights_len]
+ * the contents of opt->caffe_weights when that is set (and random weights are
+ * not asked for), else unused. Neither buffer is kept. */
+struct graph *caffe_read_mem(const char *path, const char *text, size_t len,
+                             const uint8_t *weights, size_t weights_len,
+                             const struct options *opt, struct diag *d);
 
 #endif

@@ -1193,6 +1193,20 @@ static void read_outputs(struct reader *r, const Onnx__GraphProto *gp)
 
 struct graph *onnx_read(const char *path, const struct options *opt, struct diag *d)
 {
+	struct reader r = {0};
+	r.d = d;
+	size_t len = 0;
+	uint8_t *buf = read_file(&r, path, &len);
+	if (!buf)
+		return NULL;
+	struct graph *g = onnx_read_mem(path, buf, len, opt, d);
+	free(buf);
+	return g;
+}
+
+struct graph *onnx_read_mem(const char *path, const uint8_t *buf, size_t len,
+                            const struct options *opt, struct diag *d)
+{
 	int errors = d->errors;
 	const uint16_t one = 1;
 	struct reader r = {0};
@@ -1203,13 +1217,8 @@ struct graph *onnx_read(const char *path, const struct options *opt, struct diag
 	r.alloc.allocator_data = &r;
 	r.big_endian = *(const uint8_t *)&one == 0;
 
-	size_t len = 0;
-	uint8_t *buf = read_file(&r, path, &len);
-	if (!buf)
-		return NULL;
 	if (len == 0) {
 		diag_error(d, NULL, "not a valid ONNX model (the file is empty)");
-		free(buf);
 		return NULL;
 	}
 	int rc = wire_check(buf, len, &onnx__model_proto__descriptor, 0);
@@ -1220,11 +1229,9 @@ struct graph *onnx_read(const char *path, const struct options *opt, struct diag
 			           ONNX_MAX_DEPTH);
 		else
 			diag_error(d, NULL, "not a valid ONNX model (protobuf decoding failed)");
-		free(buf);
 		return NULL;
 	}
 	Onnx__ModelProto *m = onnx__model_proto__unpack(&r.alloc, len, buf);
-	free(buf);
 	if (!m) {
 		if (r.out_of_memory)
 			diag_error(d, NULL, "out of memory while decoding the model");

@@ -527,8 +527,11 @@ static struct ptx_message *parse_message(struct parser *ps, char close, int open
 			break;
 		}
 		struct ptx_field f = {0};
-		f.name = arena_memdup(ps->arena, t->start, t->len + 1);
-		((char *)f.name)[t->len] = '\0';
+		/* The name may end the text: copy len bytes, then terminate. */
+		char *name = arena_alloc(ps->arena, t->len + 1);
+		memcpy(name, t->start, t->len);
+		name[t->len] = '\0';
+		f.name = name;
 		f.line = t->line;
 		f.column = t->column;
 		next(ps);
