@@ -27,7 +27,7 @@
 	"  --random-weights SEED  Caffe without weights: deterministic random weights\n" \
 	"  --batch N              Caffe: override the declared batch size\n"          \
 	"  --shape NAME=D0,D1,..  pin the shape of a graph input (symbolic dims)\n"     \
-	"  --strategy S           greedy (default) | canonical | sum2d | reference\n"    \
+	"  --strategy S           greedy (default) | pbqp | canonical | sum2d | reference\n" \
 	"                         | family:sum2d|direct|im2|kn2|winograd|fft|depthwise\n" \
 	"  --force-primitive NODE=PRIMITIVE   use this primitive for this Conv node\n"    \
 	"  --target T             host (default) | c99 | x86-64-v3 | x86-64-v4 | armv8\n" \
@@ -36,7 +36,10 @@
 	"                         link the generated code with -lopenblas)\n"           \
 	"  --list-primitives      print the convolution primitives and exit\n"         \
 	"  --list-transforms      print the layout transforms (DT graph edges) and exit\n" \
-	"  --report               print per-layer choices and the memory plan\n"        \
+	"  --report               print per-layer choices, their costs against every\n" \
+	"                         strategy's, and the memory plan\n"                     \
+	"  --verify-ilp           check the PBQP optimum against GLPK's ILP optimum\n"   \
+	"  --dump-pbqp FILE       write the selection's PBQP instance to FILE\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
 	"  --help, --version\n"
 
@@ -240,6 +243,8 @@ int main(int argc, char **argv)
 			opt.report = 1;
 		} else if (strcmp(a, "--dump-ir") == 0) {
 			opt.dump_ir = 1;
+		} else if (strcmp(a, "--verify-ilp") == 0) {
+			opt.verify_ilp = 1;
 		} else if (strcmp(a, "--list-primitives") == 0) {
 			list_primitives();
 			return 0;
@@ -299,6 +304,8 @@ int main(int argc, char **argv)
 			opt.n_shapes++;
 		} else if (strcmp(a, "--strategy") == 0) {
 			opt.strategy = argv[++i];
+		} else if (strcmp(a, "--dump-pbqp") == 0) {
+			opt.dump_pbqp = argv[++i];
 		} else if (strcmp(a, "--target") == 0) {
 			opt.target = argv[++i];
 			if (target_isa(opt.target) < 0) {
