@@ -115,3 +115,11 @@ tests_test_pbqp_SOURCES = tests/test_pbqp.c tests/pbqp_gen.h
 tests_test_pbqp_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_pbqp_LDADD = $(TEST_LDADD)
 endif
+
+# Selection: the DT graph, candidates, the strategies and legalisation.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_select
+tests_test_select_SOURCES = tests/test_select.c
+tests_test_select_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_select_LDADD = $(TEST_LDADD)
+endif
