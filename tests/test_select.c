@@ -138,6 +138,26 @@ static struct graph *fanout(int kc)
 
 static struct graph *fanout_graph(void) { return fanout(1); }
 
+/* An inception-like block: x -> conv a -> t; t -> conv b, c, d (three
+ * readers); b -> conv e; Concat(c, d, e) -> y */
+static struct graph *inception_graph(void)
+{
+	struct graph *g = ir_graph_new("m.onnx");
+	struct tensor *x = input(g, act(g, "x", IMG(8)));
+	struct tensor *t = act(g, "t", IMG(16)), *tb = act(g, "tb", IMG(16));
+	struct tensor *tc = act(g, "tc", IMG(8)), *td = act(g, "td", IMG(8)), *te = act(g, "te", IMG(16));
+	struct tensor *y = output(g, act(g, "y", IMG(32)));
+	conv(g, "a", x, 16, 3, t);
+	conv(g, "b", t, 16, 1, tb);
+	conv(g, "c", t, 8, 3, tc);
+	conv(g, "d", t, 8, 1, td);
+	conv(g, "e", tb, 16, 3, te);
+	struct tensor *ins[3] = {tc, td, te};
+	struct node *cat = ir_add_node(g, OP_CONCAT, "cat", 3, ins, 1, &y);
+	ir_add_attr(g, cat, "axis", ATTR_INT)->i = 1;
+	return g;
+}
+
 /* A residual block whose input is also a graph output and whose first
  * convolution's output is both read by a later node and a graph output:
  * x (output too) -> conv a -> t (output) -> conv b -> u; Add(t, u) -> y */
@@ -538,7 +558,8 @@ Test(select, every_strategy_leaves_a_legal_graph)
 	static const char *const strategies[] = {
 		"greedy", "pbqp", "canonical", "sum2d", "reference", "family:sum2d", "family:direct",
 		"family:im2", "family:kn2", "family:winograd", "family:fft", "family:depthwise"};
-	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph};
+	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph,
+	                                         inception_graph};
 	for (size_t gi = 0; gi < sizeof graphs / sizeof graphs[0]; gi++)
 		for (size_t si = 0; si < sizeof strategies / sizeof strategies[0]; si++) {
 			struct graph *g = graphs[gi]();
@@ -555,7 +576,8 @@ Test(select, every_strategy_leaves_a_legal_graph)
  * objective is what legalisation then costs. */
 Test(select, pbqp_objective_is_the_legalised_cost_and_beats_greedy)
 {
-	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph};
+	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph,
+	                                         inception_graph};
 	for (size_t gi = 0; gi < sizeof graphs / sizeof graphs[0]; gi++) {
 		struct graph *g = graphs[gi]();
 		struct options o = options("pbqp");
@@ -613,4 +635,79 @@ Test(select, dump_pbqp_writes_the_instance)
 	close(fd);
 	unlink(path);
 	ir_graph_free(g);
+}
+
+/* ---- PBQP against brute force ------------------------------------------------------------- */
+
+/* Keeps, for every convolution of s, one alternative per distinct pair of
+ * (input, output) layouts (at most 6), priced at random in [0, 2 scale):
+ * small enough to enumerate every assignment. */
+static void shrink_and_price(struct selection *s, unsigned *seed, double scale)
+{
+	for (int i = 0; i < s->n; i++) {
+		if (s->n_alt[i] < 2)
+			continue;
+		int k = 0;
+		for (int a = 0; a < s->n_alt[i] && k < 6; a++) {
+			int seen = 0;
+			for (int b = 0; b < k; b++)
+				seen |= s->alt[i][b].in == s->alt[i][a].in && s->alt[i][b].out == s->alt[i][a].out;
+			if (!seen) {
+				struct sel_alt tmp = s->alt[i][k];
+				s->alt[i][k] = s->alt[i][a];
+				s->alt[i][a] = tmp;
+				k++;
+			}
+		}
+		s->n_alt[i] = k;
+		for (int a = 0; a < k; a++) {
+			*seed = *seed * 1103515245u + 12345u;
+			s->alt[i][a].cost_us = 2 * scale * (double)(*seed >> 8 & 0xffff) / 65536.0;
+		}
+	}
+}
+
+static double brute_force_total(struct selection *s)
+{
+	double best = INFINITY;
+	for (int i = 0; i < s->n; i++)
+		s->choice[i] = 0;
+	for (;;) {
+		double t = sel_total(s);
+		if (t < best)
+			best = t;
+		int i = 0;
+		while (i < s->n && ++s->choice[i] == s->n_alt[i])
+			s->choice[i++] = 0;
+		if (i == s->n)
+			return best;
+	}
+}
+
+/* With random prices around the transform costs, the PBQP optimum is the
+ * cheapest legalised assignment of all, and its objective is what
+ * legalisation costs. */
+Test(select, pbqp_matches_brute_force_over_legalised_costs)
+{
+	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph,
+	                                         inception_graph};
+	unsigned seed = 12345;
+	for (size_t gi = 0; gi < sizeof graphs / sizeof graphs[0]; gi++)
+		for (int round = 0; round < (gi == 3 ? 4 : 25); round++) {
+			struct graph *g = graphs[gi]();
+			struct options o = options("pbqp");
+			struct diag d;
+			diag_init(&d, "m.onnx", stderr);
+			struct selection *s = sel_new(g, &o, "pbqp", &d);
+			struct tensor *x = g->inputs[0];
+			shrink_and_price(s, &seed, s->dp[x->index].cost[RT_L_CHW][RT_L_HWC]);
+			double best = brute_force_total(s);
+			double obj = choose_pbqp(s);
+			double pbqp = sel_total(s);
+			cr_assert_float_eq(pbqp, best, 1e-9 * best, "graph %zu round %d: PBQP %g, best %g",
+			                   gi, round, pbqp, best);
+			cr_assert_float_eq(obj, pbqp, 1e-9 * pbqp, "graph %zu round %d", gi, round);
+			sel_free(s);
+			ir_graph_free(g);
+		}
 }
