@@ -634,6 +634,8 @@ static int solve_pbqp(struct selection *s, int checks, struct diag *d, struct so
 			errors++;
 		}
 	}
+	/* (pbqp.c turns to branch and bound itself when RN leads only to
+	 * forbidden assignments, so -1 means there is no finite one) */
 	if (pbqp_solve(q, PBQP_HEURISTIC)) {
 		diag_error(d, NULL, "select: no assignment avoids a layout conversion that no "
 		           "transform chain provides (%d nodes, %d edges)", s->n, out->n_edges);
