@@ -27,7 +27,7 @@
 	"  --random-weights SEED  Caffe without weights: deterministic random weights\n" \
 	"  --batch N              Caffe: override the declared batch size\n"          \
 	"  --shape NAME=D0,D1,..  pin the shape of a graph input (symbolic dims)\n"     \
-	"  --strategy S           greedy (default) | pbqp | canonical | sum2d | reference\n" \
+	"  --strategy S           pbqp (default) | greedy | canonical | sum2d | reference\n" \
 	"                         | family:sum2d|direct|im2|kn2|winograd|fft|depthwise\n" \
 	"  --force-primitive NODE=PRIMITIVE   use this primitive for this Conv node\n"    \
 	"  --target T             host (default) | c99 | x86-64-v3 | x86-64-v4 | armv8\n" \
@@ -354,7 +354,7 @@ int main(int argc, char **argv)
 	if (!opt.target)
 		opt.target = "host";
 	if (!opt.strategy)
-		opt.strategy = "greedy";
+		opt.strategy = "pbqp";
 	opt.isa = target_isa(opt.target);
 	if (!opt.model || !opt.output) {
 		fputs(DNNCC_USAGE, stderr);

@@ -35,7 +35,7 @@ struct options {
 	int random_weights;            /* --random-weights SEED given (Caffe) */
 	unsigned long random_seed;
 	int batch;                     /* --batch N (Caffe), 0 = as declared */
-	const char *strategy;          /* --strategy: greedy (default), pbqp, canonical, sum2d,
+	const char *strategy;          /* --strategy: pbqp (default), greedy, canonical, sum2d,
 	                                  reference, family:NAME */
 	int n_force;
 	struct force_primitive {

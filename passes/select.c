@@ -6,11 +6,12 @@
  * (a primitive row with the layout it reads and the layout it writes) under
  * the strategy; dtgraph.c gives each tensor the cheapest transform chain
  * between any two layouts. A strategy is a candidate set and a way to choose:
- *   greedy      (default) every row, chosen layer by layer: the cheapest row
- *               counting the conversion of its input from the versions that
- *               exist so far, and the way back to CHW when a non-convolution
- *               reads its output (a local choice)
- *   pbqp        every row, chosen over the whole graph by PBQP (below)
+ *   pbqp        (default) every row, chosen over the whole graph by PBQP
+ *               (below)
+ *   greedy      every row, chosen layer by layer: the cheapest row counting
+ *               the conversion of its input from the versions that exist so
+ *               far, and the way back to CHW when a non-convolution reads its
+ *               output (a local choice)
  *   canonical   rows reading and writing CHW only, no transforms
  *   sum2d       the baseline everywhere
  *   family:F    F's rows (sum2d where F has none), chosen layer by layer as
@@ -746,9 +747,9 @@ static void report(const struct graph *g, const struct options *opt, const char 
 
 int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 {
-	const char *strategy = opt->strategy ? opt->strategy : "greedy";
+	const char *strategy = opt->strategy ? opt->strategy : "pbqp";
 	if (!cand_strategy_known(strategy)) {
-		diag_error(d, NULL, "--strategy %s: expected greedy, pbqp, canonical, sum2d, reference "
+		diag_error(d, NULL, "--strategy %s: expected pbqp, greedy, canonical, sum2d, reference "
 		           "or family:NAME with NAME one of sum2d, direct, im2, kn2, winograd, fft, "
 		           "depthwise", strategy);
 		return 1;

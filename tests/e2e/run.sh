@@ -193,13 +193,14 @@ EOF
 	fi
 	[ $warn_ok -eq 1 ] || continue
 
-	# The whole-graph PBQP selection (issue 8) and every primitive family
-	# forced in turn (where a family does not apply, dnncc uses sum2d) must
-	# still match PyTorch (issue 3). VGG-11 is left out: its sum2d fallbacks
-	# alone would take minutes.
+	# The run above used the default strategy, the whole-graph PBQP selection
+	# (issue 8). The layer-by-layer greedy selection and every primitive
+	# family forced in turn (where a family does not apply, dnncc uses sum2d)
+	# must still match PyTorch (issue 3). VGG-11 is left out: its sum2d
+	# fallbacks alone would take minutes.
 	if [ "$m" != vgg11 ] && [ "$m" != resnet18_dynbatch ]; then
 		sweep_ok=1
-		for strat in pbqp family:direct family:im2 family:kn2 family:winograd family:fft \
+		for strat in greedy family:direct family:im2 family:kn2 family:winograd family:fft \
 			family:depthwise; do
 			fo=$out/${strat#family:}
 			mkdir -p "$fo"
