@@ -653,7 +653,7 @@ static int solve_pbqp(struct selection *s, int checks, struct diag *d, struct so
 		int rc = ilp_solve_pbqp(q, choice, &ilp, err, sizeof err);
 		double mine = pbqp_objective(q);
 		if (rc < 0) {
-			diag_error(d, NULL, "--verify-ilp needs GLPK: %s", err);
+			diag_error(d, NULL, "--verify-ilp needs GLPK to solve the instance: %s", err);
 			errors++;
 		} else if (rc > 0 || fabs(ilp - mine) > 1e-9 * fmax(fabs(ilp), fabs(mine)) + 1e-9) {
 			diag_error(d, NULL, "--verify-ilp: the PBQP instance of model %s (%d nodes, %d "
@@ -754,8 +754,15 @@ int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 		           "depthwise", strategy);
 		return 1;
 	}
-	if (strcmp(strategy, "reference") == 0)
+	if (strcmp(strategy, "reference") == 0) {
+		if (opt->verify_ilp || opt->dump_pbqp)
+			diag_warning(d, NULL, "%s: --strategy reference selects nothing, so there is no "
+			             "PBQP instance", opt->verify_ilp ? "--verify-ilp" : "--dump-pbqp");
+		if (opt->report)
+			printf("selection: strategy reference (the emitter's reference kernels, no "
+			       "selection)\n");
 		return 0;
+	}
 	for (int i = 0; i < opt->n_force; i++) {
 		int found = 0;
 		for (int k = 0; k < g->n_nodes && !found; k++)

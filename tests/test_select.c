@@ -8,6 +8,8 @@
  * keeps testing the same thing when the model's numbers change. Results are
  * checked on structure: choices, OP_LAYOUT nodes inserted, which tensor each
  * node reads and in which layout, the verifier. */
+#include "config.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -710,4 +712,29 @@ Test(select, pbqp_matches_brute_force_over_legalised_costs)
 			sel_free(s);
 			ir_graph_free(g);
 		}
+}
+
+/* --verify-ilp agrees on a graph with fan-out, or says it needs GLPK. */
+Test(select, verify_ilp_agrees_or_needs_glpk)
+{
+	struct graph *g = inception_graph();
+	struct options o = options("pbqp");
+	o.verify_ilp = 1;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	struct diag d;
+	diag_init(&d, "m.onnx", mem);
+	int rc = pass_select(g, &o, &d);
+	fflush(mem);
+#ifdef HAVE_GLPK
+	cr_assert_eq(rc, 0, "%s", text);
+	check_legal(g, "pbqp");
+#else
+	cr_assert_eq(rc, 1);
+	cr_assert_not_null(strstr(text, "--verify-ilp needs GLPK"), "%s", text);
+#endif
+	fclose(mem);
+	free(text);
+	ir_graph_free(g);
 }
