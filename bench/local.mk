@@ -14,3 +14,13 @@ bench: bench-gemm
 # which halve OpenBLAS's speed; the comparison runs without them.
 bench-gemm: bench/gemm$(EXEEXT)
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 ./bench/gemm$(EXEEXT) $(BENCH_GEMM_FLAGS)
+
+# bench/pbqp: the PBQP solver's time on GoogLeNet-sized selection instances.
+EXTRA_PROGRAMS += bench/pbqp
+bench_pbqp_SOURCES = bench/pbqp.c tests/pbqp_gen.h
+bench_pbqp_LDADD = $(DNNCC_LIBS)
+CLEANFILES += bench/pbqp$(EXEEXT)
+.PHONY: bench-pbqp
+bench: bench-pbqp
+bench-pbqp: bench/pbqp$(EXEEXT)
+	./bench/pbqp$(EXEEXT) $(BENCH_PBQP_FLAGS)

@@ -34,10 +34,13 @@
  *   6. OpenBLAS-im2col: per group, im2col of the input (Caffe's layout:
  *      [C/group*kH*kW][oH*oW], skipped for 1x1 stride-1 unpadded kernels) and
  *      cblas_sgemm, then one pass of bias + ReLU; everything is timed.
- *   7. Final: the fastest row, the fastest CHW -> CHW row, oneDNN and
+ *   7. Final round: the finalists (each family's fastest row if within 1.5x
+ *      of the fastest, and the fastest CHW -> CHW row), oneDNN and
  *      OpenBLAS-im2col are timed together, one sample of each per round in
- *      rotating order. The fastest of many noisy medians is biased low; this
- *      fresh, side-by-side measurement is not, and the tables use it.
+ *      rotating order, and the tables use these times. The fastest of many
+ *      noisy medians is biased low, and a row timed back to back finds its
+ *      data in cache as it would not in a network; the final round corrects
+ *      both, and treats dnncc's rows and the baselines alike.
  * FLOPs are 2 * M * oH * oW * C/group * kH * kW (multiply and add).
  *
  * Output, on stdout and in the results directory (-o DIR):
@@ -79,6 +82,8 @@ int omp_get_max_threads(void);
 #define MAX_FILTERS 16
 #define QUICK_FACTOR 10.0 /* --quick: rows slower than this x the best run once */
 #define SUM2D_LONG 1.0    /* seconds: sum2d calls longer than this are timed once */
+#define FINAL_FACTOR 1.5  /* a family's fastest row within this of the fastest is a finalist */
+#define MAX_CONTENDERS (RT_FAM_COUNT_ + 3) /* finalists, oneDNN, OpenBLAS */
 
 static const char *const default_nets[] = {"alexnet", "vgg16", "googlenet", "resnet50"};
 static const char *const all_nets[] = {"alexnet", "vgg16", "googlenet", "resnet50",
@@ -121,12 +126,13 @@ struct layer_result {
 	double flops;
 	double t_sum2d;
 	int best;          /* index into rt_prims of the fastest correct row, -1 if none */
-	double t_best;     /* its final time (interleaved with the baselines) */
-	double t_best_sel; /* its time when it was selected (the family times' peer) */
+	double t_best;     /* its time in the final round */
+	double t_best_sel; /* the fastest time of the selection pass */
 	double xf_best;    /* transform overhead of that row (to and from CHW), NAN unknown */
 	int best_chw;      /* fastest correct CHW -> CHW row */
 	double t_best_chw;
 	double t_col[N_COLUMNS]; /* best per family, then oneDNN, OpenBLAS-im2col */
+	double t_final[N_COLUMNS]; /* the same, of the finalists, in the final round */
 	char onednn_impl[48];    /* oneDNN's implementation name */
 	int n_rows, n_wrong;
 	double spread;     /* largest (hi - lo) / med over this layer's timed rows */
@@ -218,11 +224,11 @@ static double median_of(double *v, int n)
  * rotated from round to round, so that drifting load hits all alike. */
 static void measure_interleaved(struct contender *c, int n, int samples, double min_time)
 {
-	double v[4][MAX_SAMPLES], vw[4][MAX_SAMPLES];
+	double v[MAX_CONTENDERS][MAX_SAMPLES], vw[MAX_CONTENDERS][MAX_SAMPLES];
 	if (samples > MAX_SAMPLES)
 		samples = MAX_SAMPLES;
-	if (n > 4)
-		die("measure_interleaved: at most 4 contenders");
+	if (n > MAX_CONTENDERS)
+		die("measure_interleaved: too many contenders");
 	for (int k = 0; k < n; k++) {
 		const double t1 = c[k].t_first > 1e-7 ? c[k].t_first : 1e-7;
 		c[k].m.calls = t1 >= min_time ? 1 : (int)ceil(min_time / t1);
@@ -851,7 +857,7 @@ static void bench_layer(const struct opts *o, const struct conv_layer *l, FILE *
 	res->best = res->best_chw = -1;
 	res->t_best = res->t_best_chw = INFINITY;
 	for (int c = 0; c < N_COLUMNS; c++)
-		res->t_col[c] = INFINITY;
+		res->t_col[c] = res->t_final[c] = INFINITY;
 
 	/* Layout transforms to and from CHW, per layout, timed when first needed. */
 	double xf_in[RT_L_COUNT_], xf_out[RT_L_COUNT_];
@@ -958,35 +964,52 @@ static void bench_layer(const struct opts *o, const struct conv_layer *l, FILE *
 		        rt_layout_names[pr->in], rt_layout_names[pr->out], st[i], &ms[i],
 		        xf_in[pr->in], xf_out[pr->out], errs[i]);
 	}
-	if (res->best >= 0) {
-		const struct rt_prim *pr = &rt_prims[res->best];
-		res->xf_best = xf_in[pr->in] + xf_out[pr->out];
-	}
+	res->t_best_sel = res->t_best;
 
-	/* Final: the fastest row, the fastest CHW -> CHW row, oneDNN and
-	 * OpenBLAS-im2col, timed again in interleaved rounds. The fastest of many
-	 * noisy medians is biased low (it is the minimum over the rows); a fresh
-	 * measurement of the winner, taken side by side with the baselines, is
-	 * not, and it is what the tables compare. */
-	struct contender c[4];
-	struct row_run rb, rc;
+	/* Final round: the finalists (each family's fastest row if within
+	 * FINAL_FACTOR of the fastest, and the fastest CHW -> CHW row), oneDNN
+	 * and OpenBLAS-im2col, timed again side by side in interleaved rounds;
+	 * the tables use these times. Why: the fastest of ~50 noisy medians is
+	 * biased low, and a row timed back to back finds its weights and
+	 * workspace still in cache, which in a network, between other layers,
+	 * it does not (Winograd rows, with 16 C M floats of transformed weights
+	 * for F(2x2), lose up to 40% when interleaved). */
+	int fam_row[RT_FAM_COUNT_]; /* index into rows[] of each family's fastest */
+	for (int f = 0; f < RT_FAM_COUNT_; f++)
+		fam_row[f] = -1;
+	int chw_row = -1;
+	for (int i = 0; i < n; i++) {
+		const struct rt_prim *pr = &rt_prims[rows[i]];
+		if (st[i] == ST_WRONG)
+			continue;
+		if (fam_row[pr->family] < 0 || ms[i].med < ms[fam_row[pr->family]].med)
+			fam_row[pr->family] = i;
+		if (rows[i] == res->best_chw)
+			chw_row = i;
+	}
+	struct contender c[MAX_CONTENDERS];
+	struct row_run rr[RT_FAM_COUNT_ + 1];
+	int fin_row[RT_FAM_COUNT_ + 1]; /* index into rows[] of finalist k */
+	int nf = 0;
+	for (int f = 0; f < RT_FAM_COUNT_; f++)
+		if (fam_row[f] >= 0 && ms[fam_row[f]].med <= FINAL_FACTOR * res->t_best)
+			fin_row[nf++] = fam_row[f];
+	int have_chw = 0;
+	for (int k = 0; k < nf; k++)
+		have_chw |= fin_row[k] == chw_row;
+	if (chw_row >= 0 && !have_chw)
+		fin_row[nf++] = chw_row;
+	double t1;
+	for (int k = 0; k < nf; k++) {
+		row_setup(&rr[k], &rt_prims[rows[fin_row[k]]], &d);
+		t1 = now();
+		row_call(&rr[k]);
+		c[k] = (struct contender){row_call, &rr[k], now() - t1, one_run(NAN)};
+	}
+	int nc = nf, kd = -1, kbl = -1;
+	double err_d = NAN, err_b = NAN;
 	struct dnnl_run dr;
 	struct blas_run br;
-	int nc = 0, kb = -1, kc = -1, kd = -1, kbl = -1;
-	double err_d = NAN, err_b = NAN, t1;
-	res->t_best_sel = res->t_best;
-	if (res->best >= 0) {
-		row_setup(&rb, &rt_prims[res->best], &d);
-		t1 = now();
-		row_call(&rb);
-		c[kb = nc++] = (struct contender){row_call, &rb, now() - t1, one_run(NAN)};
-	}
-	if (res->best_chw >= 0 && res->best_chw != res->best) {
-		row_setup(&rc, &rt_prims[res->best_chw], &d);
-		t1 = now();
-		row_call(&rc);
-		c[kc = nc++] = (struct contender){row_call, &rc, now() - t1, one_run(NAN)};
-	}
 	snprintf(res->onednn_impl, sizeof res->onednn_impl, "?");
 	int sd = onednn_setup(&dr, &d, res->onednn_impl, sizeof res->onednn_impl);
 	if (sd == ST_OK)
@@ -1007,31 +1030,35 @@ static void bench_layer(const struct opts *o, const struct conv_layer *l, FILE *
 			t_max = c[k].t_first;
 	measure_interleaved(c, nc, samples_for(o, t_max, 0), o->min_time);
 
-	if (kb >= 0) {
-		const struct rt_prim *pr = &rt_prims[res->best];
-		res->t_best = c[kb].m.med;
+	res->best = res->best_chw = -1;
+	res->t_best = res->t_best_chw = INFINITY;
+	for (int k = 0; k < nf; k++) {
+		const int i = fin_row[k];
+		const struct rt_prim *pr = &rt_prims[rows[i]];
+		const double tm = c[k].m.med;
+		if (tm < res->t_best)
+			res->t_best = tm, res->best = rows[i];
+		if (pr->in == RT_L_CHW && pr->out == RT_L_CHW && tm < res->t_best_chw)
+			res->t_best_chw = tm, res->best_chw = rows[i];
+		if (tm < res->t_final[pr->family])
+			res->t_final[pr->family] = tm;
 		tsv_row(tsv, l->net, l, res->flops, pr->name, rt_family_names[pr->family],
-		        rt_layout_names[pr->in], rt_layout_names[pr->out], ST_FINAL, &c[kb].m,
-		        xf_in[pr->in], xf_out[pr->out], 0);
-		row_free(&rb);
+		        rt_layout_names[pr->in], rt_layout_names[pr->out], ST_FINAL, &c[k].m,
+		        xf_in[pr->in], xf_out[pr->out], errs[i]);
+		row_free(&rr[k]);
 	}
-	if (kc >= 0) {
-		const struct rt_prim *pr = &rt_prims[res->best_chw];
-		res->t_best_chw = c[kc].m.med;
-		tsv_row(tsv, l->net, l, res->flops, pr->name, rt_family_names[pr->family], "chw", "chw",
-		        ST_FINAL, &c[kc].m, 0, 0, 0);
-		row_free(&rc);
-	} else if (res->best_chw >= 0) {
-		res->t_best_chw = res->t_best;
+	if (res->best >= 0) {
+		const struct rt_prim *pr = &rt_prims[res->best];
+		res->xf_best = xf_in[pr->in] + xf_out[pr->out];
 	}
 	struct meas none = one_run(NAN);
 	if (kd >= 0)
-		res->t_col[EXT_ONEDNN] = c[kd].m.med;
+		res->t_col[EXT_ONEDNN] = res->t_final[EXT_ONEDNN] = c[kd].m.med;
 	tsv_row(tsv, l->net, l, res->flops, "onednn", "onednn", "chw", "chw", sd,
 	        kd >= 0 ? &c[kd].m : &none, 0, 0, err_d);
 	onednn_free(&dr);
 	if (kbl >= 0)
-		res->t_col[EXT_OPENBLAS] = c[kbl].m.med;
+		res->t_col[EXT_OPENBLAS] = res->t_final[EXT_OPENBLAS] = c[kbl].m.med;
 	tsv_row(tsv, l->net, l, res->flops, "openblas_im2col", "openblas", "chw", "chw", sb,
 	        kbl >= 0 ? &c[kbl].m : &none, 0, 0, err_b);
 	blas_free(&br);
@@ -1164,7 +1191,8 @@ static void report_net(const struct opts *o, const char *net, const struct layer
 	for (int f = 0; f < RT_FAM_COUNT_; f++)
 		if (wins[f])
 			say(" %s %d", rt_family_names[f], wins[f]);
-	say("\n   fastest row per family summed over the layers it applies to, ms (layers):");
+	say("\n   fastest row per family (selection pass) summed over the layers it applies to, "
+	    "ms (layers):");
 	for (int f = 0; f < N_COLUMNS; f++)
 		if (applies[f])
 			say(" %s %.1f (%d)", col_name(f), part[f] * 1e3, applies[f]);
@@ -1176,6 +1204,8 @@ static void report_net(const struct opts *o, const char *net, const struct layer
 	fprintf(lf, "# idx\tlayer\tcount\tmflop\tbest_row\tbest_family\tbest_us\tbest_chw_us"
 	            "\tsum2d_us\tonednn_us\topenblas_us\tbest_gflops\tonednn_gflops"
 	            "\topenblas_gflops\n");
+	fprintf(ff, "# per (layer, family): the family's fastest time over the layer's fastest "
+	            "dnncc row; finalists' in the final round, the others' in the selection pass\n");
 	fprintf(ff, "# idx\tfamily_idx\tlayer\tfamily\ttime_us\tratio_to_best\twinner\n");
 	for (int i = 0; i < n; i++) {
 		const struct layer_result *r = &res[i];
@@ -1189,8 +1219,9 @@ static void report_net(const struct opts *o, const char *net, const struct layer
 		for (int c = 0; c < N_COLUMNS; c++)
 			if (isfinite(r->t_col[c]) && r->best >= 0)
 				fprintf(ff, "%d\t%d\t%s\t%s\t%.3f\t%.4f\t%d\n", i, c, r->l->name, col_name(c),
-				        r->t_col[c] * 1e6,
-				        r->t_col[c] / (c < RT_FAM_COUNT_ ? r->t_best_sel : r->t_best),
+				        (isfinite(r->t_final[c]) ? r->t_final[c] : r->t_col[c]) * 1e6,
+				        isfinite(r->t_final[c]) ? r->t_final[c] / r->t_best
+				                                : r->t_col[c] / r->t_best_sel,
 				        c < RT_FAM_COUNT_ && c == (int)rt_prims[r->best].family);
 	}
 	fclose(lf);
@@ -1277,9 +1308,9 @@ static void header(const struct opts *o)
 	    bench_clock == CLOCK_MONOTONIC ? "wall clock" : "process CPU time (the machine is shared)",
 	    o->samples, o->min_time * 1e3, 4 * o->min_time * 1e3,
 	    o->quick ? ", --quick: rows over 10x the fastest first run run once" : "", load);
-	say("the fastest row (and the fastest CHW -> CHW row) of each layer is timed again, "
-	    "interleaved round by round with oneDNN and OpenBLAS-im2col: those times are the "
-	    "table's\n");
+	say("final round: per layer, each family's fastest row within %.1fx of the fastest and the "
+	    "fastest CHW -> CHW row are timed again, interleaved round by round with oneDNN and "
+	    "OpenBLAS-im2col; the tables use those times\n", FINAL_FACTOR);
 	say("ratios: xsum2d = sum2d time / fastest row's; oneDNN and OpenBLAS ratio = their time / "
 	    "fastest dnncc row's (> 1: dnncc faster); xform = CHW -> input layout + output layout -> "
 	    "CHW for the fastest row, not included in its time\n");

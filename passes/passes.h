@@ -282,6 +282,10 @@ void pbqp_edge(const struct pbqp *q, int e, int *u, int *v, const double **m);
 /* Writes one line per reduction, branch and decision of later pbqp_solve
  * calls to out (not owned), for debugging; NULL stops it. */
 void pbqp_set_trace(struct pbqp *q, FILE *out);
+/* PBQP_EXACT stops after max_branches branches once it has a finite
+ * assignment, and returns the best found with optimal = 0; 0: no limit. */
+#define PBQP_DEFAULT_LIMIT 100000L
+void pbqp_set_limit(struct pbqp *q, long max_branches);
 
 /* ---- ilp.c --------------------------------------------------------------------
  * The same instance as an integer linear program (one binary per alternative,

@@ -32,14 +32,28 @@
  *      copy of the state and the reductions resume recursively. Since
  *      normalised edges are >= 0, the committed cost plus the sum of the
  *      remaining nodes' minima is a lower bound; a branch whose bound reaches
- *      the incumbent (seeded by the heuristic) is pruned. There is no node
- *      or time limit: the search always completes, so the answer is optimal.
+ *      the incumbent (seeded by the heuristic) is pruned. When the live
+ *      graph falls apart into components (branching on the node between
+ *      two DenseNet-style blocks, say), each is searched on its own and
+ *      their optima add up, instead of one search tree per combination.
+ *      The search stops after pbqp_set_limit's number of branches
+ *      (PBQP_DEFAULT_LIMIT), but only once it holds a finite assignment,
+ *      with optimal = 0; otherwise it completes and the answer is optimal.
+ *      The limit counts branches, not seconds, so a compilation does not
+ *      depend on the machine's speed or load.
  *   3. Back-propagation in reverse reduction order: a reduced node takes
  *      argmin_a c_i[a] + sum_j C_ij[a][s_j] over the neighbours it had when it
  *      was reduced (they were reduced later, so they are already decided),
  *      or the alternative it was fixed to.
  * The objective reported is the assignment evaluated on the original
  * instance. PBQP_BRUTE enumerates every assignment (the tests' oracle).
+ * Statistics: n_r0, n_r1, n_r2 and n_rn count the reductions of the search
+ * (in PBQP_EXACT, over all branches, without the heuristic that seeds the
+ * incumbent); bnb_nodes counts the branches taken, 0 when the reductions
+ * alone solve the instance. When RN leaves PBQP_HEURISTIC with no finite
+ * assignment, it falls back to PBQP_EXACT (and reports its statistics), so
+ * that -1 always means that every assignment costs INFINITY; after -1,
+ * pbqp_objective is INFINITY and the choices mean nothing.
  * pbqp_set_trace writes one line per reduction, branch and decision.
  *
  * Text format (pbqp_write, pbqp_read). Tokens are separated by white space;
@@ -74,6 +88,7 @@ struct pbqp {
 	double objective;        /* its cost on this instance */
 	struct pbqp_stats stats; /* of the last pbqp_solve */
 	FILE *trace;             /* reduction trace, not owned; NULL: none */
+	long limit;              /* PBQP_EXACT's branch limit; 0: none */
 };
 
 struct pbqp *pbqp_new(int n_nodes)
@@ -88,6 +103,7 @@ struct pbqp *pbqp_new(int n_nodes)
 	for (int u = 0; u < n_nodes; u++)
 		q->choice[u] = -1;
 	q->objective = INFINITY;
+	q->limit = PBQP_DEFAULT_LIMIT;
 	return q;
 }
 
@@ -163,6 +179,7 @@ int pbqp_choice(const struct pbqp *q, int u) { return q->choice[u]; }
 double pbqp_objective(const struct pbqp *q) { return q->objective; }
 const struct pbqp_stats *pbqp_get_stats(const struct pbqp *q) { return &q->stats; }
 void pbqp_set_trace(struct pbqp *q, FILE *out) { q->trace = out; }
+void pbqp_set_limit(struct pbqp *q, long max_branches) { q->limit = max_branches; }
 double pbqp_cost(const struct pbqp *q, int u, int a) { return q->cost[u][a]; }
 int pbqp_n_edges(const struct pbqp *q) { return q->n_edges; }
 
@@ -238,10 +255,12 @@ struct solver {
 	int nst, cap;
 	struct pbqp_stats *stats; /* where the counts go */
 	FILE *trace;
-	int *best;                /* [n] incumbent (PBQP_EXACT) */
-	double best_val;
-	int *tmp;                 /* [n] scratch assignment */
+	int *best;                /* [n] the answer; in PBQP_EXACT the incumbent */
+	double best_val;          /* its cost (in branch and bound: as the reductions summed it) */
+	int *tmp;                 /* [n] PBQP_BRUTE's current assignment */
 	int depth;                /* branch-and-bound depth, for the trace */
+	long limit;               /* branches before giving up (once best_val is finite); 0: none */
+	int stopped;              /* the limit ended the search */
 };
 
 static double vmin(const double *c, int n)
@@ -484,17 +503,28 @@ static void reduce_r2(struct solver *sv, struct wstate *S, int i)
 	int j = other_end(e1, i), k = other_end(e2, i);
 	int ni = S->na[i], nj = S->na[j], nk = S->na[k];
 	const double *ci = S->c[i];
+	/* O(ni nj nk), the solver's inner loop: both matrices as rows of i's
+	 * alternatives, so the innermost loop runs over contiguous memory. */
 	double *delta = xmalloc((nj && nk ? nj * nk : 1) * sizeof(double));
-	for (int b = 0; b < nj; b++)
-		for (int c = 0; c < nk; c++) {
-			double d = INFINITY;
-			for (int a = 0; a < ni; a++) {
-				double t = ci[a] + edge_at(S, e1, i, a, b) + edge_at(S, e2, i, a, c);
-				if (t < d)
-					d = t;
+	double *m1 = xmalloc((ni * nj + ni * nk + 1) * sizeof(double)), *m2 = m1 + ni * nj;
+	for (int a = 0; a < ni; a++) {
+		for (int b = 0; b < nj; b++)
+			m1[a * nj + b] = ci[a] + edge_at(S, e1, i, a, b);
+		for (int c = 0; c < nk; c++)
+			m2[a * nk + c] = edge_at(S, e2, i, a, c);
+	}
+	for (int t = 0; t < nj * nk; t++)
+		delta[t] = INFINITY;
+	for (int a = 0; a < ni; a++)
+		for (int b = 0; b < nj; b++) {
+			double x = m1[a * nj + b], *d = delta + b * nk;
+			const double *row = m2 + a * nk;
+			for (int c = 0; c < nk; c++) {
+				double t = x + row[c];
+				d[c] = t < d[c] ? t : d[c];
 			}
-			delta[b * nk + c] = d;
 		}
+	free(m1);
 	push(sv, (struct red){.node = i, .kind = RED_R2, .n_nb = 2, .nb = {j, k},
 	                      .m = {e1->m, e2->m}, .node_is_u = {e1->u == i, e2->u == i},
 	                      .c = ci});
@@ -652,6 +682,138 @@ static int ranked_cmp(const void *x, const void *y)
 	return p->a - r->a;
 }
 
+static void bnb(struct solver *sv, struct wstate *S);
+
+/* Seeds the incumbent with the heuristic on a copy of S, unrecorded. */
+static void seed(struct solver *sv, const struct wstate *S)
+{
+	struct pbqp_stats scratch = {0};
+	struct pbqp_stats *st = sv->stats;
+	FILE *trace = sv->trace;
+	struct wstate *H = ws_copy(S);
+	int mark = sv->nst;
+	sv->stats = &scratch;
+	sv->trace = NULL;
+	reduce_heuristic(sv, H);
+	sv->best_val = H->base;
+	backprop(sv, sv->best);
+	sv->nst = mark;
+	sv->stats = st;
+	sv->trace = trace;
+	ws_free(H);
+	if (sv->trace)
+		fprintf(sv->trace, "%*score of %d nodes; heuristic incumbent %.17g\n", 2 * sv->depth, "",
+		        S->n_alive, sv->best_val);
+}
+
+/* Connected components of S's live nodes: comp[u] for live u; the count. */
+static int components(const struct wstate *S, int *comp, int *queue)
+{
+	int nc = 0;
+	for (int u = 0; u < S->n; u++)
+		comp[u] = -1;
+	for (int r = 0; r < S->n; r++) {
+		if (!S->alive[r] || comp[r] >= 0)
+			continue;
+		int head = 0, tail = 0;
+		queue[tail++] = r;
+		comp[r] = nc;
+		while (head < tail) {
+			int u = queue[head++];
+			for (int k = 0; k < S->deg[u]; k++) {
+				int v = other_end(&S->e[S->adj[u][k]], u);
+				if (comp[v] < 0) {
+					comp[v] = nc;
+					queue[tail++] = v;
+				}
+			}
+		}
+		nc++;
+	}
+	return nc;
+}
+
+/* A copy of component c of S alone, with nothing committed (base 0). */
+static struct wstate *ws_component(const struct wstate *S, const int *comp, int c)
+{
+	struct wstate *T = ws_new(S->n, S->na);
+	for (int u = 0; u < S->n; u++)
+		if (S->alive[u] && comp[u] == c) {
+			T->alive[u] = 1;
+			T->n_alive++;
+			T->c[u] = dup_doubles(S->c[u], S->na[u]);
+		}
+	for (int id = 0; id < S->ne; id++) {
+		const struct wedge *e = &S->e[id];
+		if (e->alive && comp[e->u] == c)
+			ws_add_edge(T, e->u, e->v, dup_doubles(e->m, S->na[e->u] * S->na[e->v]));
+	}
+	return T;
+}
+
+/* Branch and bound over one component T on its own: its optimal cost, and
+ * the choices of its nodes in choice[]. */
+static double solve_component(struct solver *sv, struct wstate *T, int *choice)
+{
+	int n = sv->q->n;
+	struct solver sub = {.q = sv->q, .stats = sv->stats, .trace = sv->trace,
+	                     .best_val = INFINITY, .depth = sv->depth + 1, .limit = sv->limit};
+	sub.best = xmalloc(n * sizeof(int));
+	seed(&sub, T);
+	bnb(&sub, T);
+	for (int u = 0; u < n; u++)
+		if (T->c[u]) /* one of the component's nodes */
+			choice[u] = sub.best[u];
+	sv->stopped |= sub.stopped;
+	free(sub.st);
+	free(sub.best);
+	return sub.best_val;
+}
+
+/* When the live graph of S falls apart into components (after branching on
+ * an articulation node, say), they are independent: solving each on its own
+ * adds their optima instead of multiplying their search trees. Returns 0
+ * when S is connected, else 1 after updating the incumbent. */
+static int split(struct solver *sv, struct wstate *S, double minsum)
+{
+	int n = S->n;
+	int *comp = xmalloc(3 * n * sizeof(int) + 1), *queue = comp + n, *choice = comp + 2 * n;
+	int nc = components(S, comp, queue);
+	if (nc < 2) {
+		free(comp);
+		return 0;
+	}
+	if (sv->trace)
+		fprintf(sv->trace, "%*ssplit into %d components\n", 2 * sv->depth, "", nc);
+	double *lb = xcalloc(nc, sizeof *lb); /* [nc] each component's sum of minima */
+	for (int u = 0; u < n; u++)
+		if (S->alive[u])
+			lb[comp[u]] += vmin(S->c[u], S->na[u]);
+	double total = S->base, rest = minsum;
+	int done = 1;
+	for (int c = 0; c < nc && done; c++) {
+		rest -= lb[c];
+		struct wstate *T = ws_component(S, comp, c);
+		total += solve_component(sv, T, choice);
+		ws_free(T);
+		/* The components left cannot bring it under the incumbent. */
+		if (c + 1 < nc && !(total + rest < sv->best_val))
+			done = 0;
+	}
+	if (done && total < sv->best_val) {
+		/* Complete the assignment: the components' nodes are chosen, the
+		 * nodes reduced before them follow by back-propagation. */
+		sv->best_val = total;
+		for (int u = 0; u < n; u++)
+			if (S->alive[u])
+				sv->best[u] = choice[u];
+		backprop(sv, sv->best);
+	}
+	free(lb);
+	free(comp);
+	return 1;
+}
+
 /* Branch and bound over S, which the caller frees. Every record pushed here
  * points into S or a copy that lives until its subtree is done, and is popped
  * before returning. */
@@ -672,14 +834,18 @@ static void bnb(struct solver *sv, struct wstate *S)
 		return;
 	}
 	if (S->n_alive == 0) {
-		backprop(sv, sv->tmp);
-		double v = pbqp_eval(sv->q, sv->tmp);
+		/* Everything is reduced: base is the cost of the back-propagated
+		 * assignment (of this search's nodes). */
 		if (sv->trace)
-			fprintf(sv->trace, "%*sleaf: %.17g\n", 2 * sv->depth, "", v);
-		if (v < sv->best_val) {
-			sv->best_val = v;
-			memcpy(sv->best, sv->tmp, sv->q->n * sizeof(int));
+			fprintf(sv->trace, "%*sleaf: %.17g\n", 2 * sv->depth, "", S->base);
+		if (S->base < sv->best_val) {
+			sv->best_val = S->base;
+			backprop(sv, sv->best);
 		}
+		sv->nst = mark;
+		return;
+	}
+	if (split(sv, S, minsum)) {
 		sv->nst = mark;
 		return;
 	}
@@ -688,13 +854,27 @@ static void bnb(struct solver *sv, struct wstate *S)
 	for (int a = 0; a < ni; a++)
 		order[a] = (struct ranked){rn_score(S, i, a), a};
 	qsort(order, ni, sizeof *order, ranked_cmp);
+	/* Fixing i to a leaves c_i[a] plus, at each neighbour j, at least
+	 * min_b C_ij[a][b] + c_j[b]: the RN score. With the other nodes' minima
+	 * this bounds the branch before copying; the scores are sorted, so the
+	 * first branch over the incumbent ends the loop. */
 	double rest = minsum - vmin(S->c[i], ni);
+	for (int k = 0; k < S->deg[i]; k++) {
+		int j = other_end(&S->e[S->adj[i][k]], i);
+		rest -= vmin(S->c[j], S->na[j]);
+	}
 	int after = sv->nst;
 	for (int k = 0; k < ni; k++) {
 		int a = order[k].a;
-		/* Fixing adds rows >= 0 to the neighbours: a bound without copying. */
-		if (!(S->base + S->c[i][a] + rest < sv->best_val))
-			continue;
+		if (!(S->base + order[k].score + rest < sv->best_val))
+			break;
+		if (sv->limit && sv->stats->bnb_nodes >= sv->limit && !isinf(sv->best_val)) {
+			if (sv->trace && !sv->stopped)
+				fprintf(sv->trace, "%*slimit of %ld branches reached\n", 2 * sv->depth, "",
+				        sv->limit);
+			sv->stopped = 1;
+			break;
+		}
 		struct wstate *T = ws_copy(S);
 		sv->stats->bnb_nodes++;
 		if (sv->trace)
@@ -737,28 +917,11 @@ static void solve_exact(struct solver *sv, struct pbqp_stats *st)
 {
 	struct wstate *S = ws_from_instance(sv->q);
 	reduce_exact(sv, S);
-	if (S->n_alive > 0) {
-		/* Seed the incumbent with the heuristic on a copy of the core. */
-		struct pbqp_stats seed = {0};
-		struct wstate *H = ws_copy(S);
-		int mark = sv->nst;
-		FILE *trace = sv->trace;
-		sv->stats = &seed;
-		sv->trace = NULL;
-		reduce_heuristic(sv, H);
-		backprop(sv, sv->best);
-		sv->best_val = pbqp_eval(sv->q, sv->best);
-		sv->nst = mark;
-		sv->stats = st;
-		sv->trace = trace;
-		ws_free(H);
-		if (sv->trace)
-			fprintf(sv->trace, "core of %d nodes; heuristic incumbent %.17g\n", S->n_alive,
-			        sv->best_val);
-	}
+	if (S->n_alive > 0)
+		seed(sv, S);
 	bnb(sv, S);
 	ws_free(S);
-	st->optimal = 1;
+	st->optimal = !sv->stopped;
 }
 
 int pbqp_solve(struct pbqp *q, enum pbqp_mode mode)
@@ -766,7 +929,8 @@ int pbqp_solve(struct pbqp *q, enum pbqp_mode mode)
 	double t0 = now();
 	struct pbqp_stats *st = &q->stats;
 	memset(st, 0, sizeof *st);
-	struct solver sv = {.q = q, .stats = st, .trace = q->trace, .best_val = INFINITY};
+	struct solver sv = {.q = q, .stats = st, .trace = q->trace, .best_val = INFINITY,
+	                    .limit = q->limit};
 	int k = q->n ? q->n : 1;
 	sv.best = xmalloc(k * sizeof(int));
 	sv.tmp = xmalloc(k * sizeof(int));
@@ -809,7 +973,8 @@ int pbqp_solve(struct pbqp *q, enum pbqp_mode mode)
 	if (ret == 0 && isinf(sv.best_val))
 		ret = -1;
 	memcpy(q->choice, sv.best, q->n * sizeof(int));
-	q->objective = ret == 0 ? sv.best_val : INFINITY;
+	/* The searches add costs in their own order: evaluate the answer once. */
+	q->objective = ret == 0 ? pbqp_eval(q, sv.best) : INFINITY;
 	if (sv.trace && ret == 0)
 		for (int u = 0; u < q->n; u++)
 			fprintf(sv.trace, "choose %d = %d\n", u, q->choice[u]);

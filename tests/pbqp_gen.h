@@ -2,8 +2,8 @@
  * random graphs of four shapes, and selection-like instances of a
  * GoogLeNet-sized network (layer nodes whose alternatives are (primitive,
  * input layout, output layout) triples, edges that charge the layout
- * transform between producer and consumer). Everything is static: each
- * program includes it once. Deterministic for a given seed. */
+ * transform between producer and consumer). Everything is static inline:
+ * each program includes it once. Deterministic for a given seed. */
 #ifndef DNNCC_PBQP_GEN_H
 #define DNNCC_PBQP_GEN_H
 
@@ -17,7 +17,7 @@ struct rng {
 	uint64_t s; /* xorshift64* state, never 0 */
 };
 
-static uint64_t rng_next(struct rng *r)
+static inline uint64_t rng_next(struct rng *r)
 {
 	r->s ^= r->s >> 12;
 	r->s ^= r->s << 25;
@@ -26,21 +26,23 @@ static uint64_t rng_next(struct rng *r)
 }
 
 /* Uniform in lo..hi inclusive. */
-static int rng_int(struct rng *r, int lo, int hi)
+static inline int rng_int(struct rng *r, int lo, int hi)
 {
 	return lo + (int)(rng_next(r) % (uint64_t)(hi - lo + 1));
 }
 
 /* Uniform in [0, 1). */
-static double rng_unit(struct rng *r)
+static inline double rng_unit(struct rng *r)
 {
 	return (rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-enum gen_shape { GEN_CHAIN, GEN_TREE, GEN_DAG, GEN_DENSE, GEN_N_SHAPES };
+/* GEN_CLUSTERS: node 0 is a hub joined to two cliques of the others, which
+ * fall apart once the hub is decided. */
+enum gen_shape { GEN_CHAIN, GEN_TREE, GEN_DAG, GEN_DENSE, GEN_CLUSTERS, GEN_N_SHAPES };
 
 /* Half the values are small integers (ties), half are fractional. */
-static double gen_cost(struct rng *r)
+static inline double gen_cost(struct rng *r)
 {
 	return rng_int(r, 0, 1) ? (double)rng_int(r, 0, 12) : 100 * rng_unit(r);
 }
@@ -48,7 +50,7 @@ static double gen_cost(struct rng *r)
 /* Adds a random edge u-v. Some matrices are all zero or independent
  * (r[a] + s[b]), which normalisation removes; entries are INFINITY with
  * probability p_inf, except at the planted pair (pu, pv) when pu >= 0. */
-static void gen_edge(struct pbqp *q, struct rng *r, int u, int v, double p_inf, int pu, int pv)
+static inline void gen_edge(struct pbqp *q, struct rng *r, int u, int v, double p_inf, int pu, int pv)
 {
 	int nu = pbqp_n_choices(q, u), nv = pbqp_n_choices(q, v);
 	double *m = malloc((size_t)nu * nv * sizeof *m + 1);
@@ -72,7 +74,7 @@ static void gen_edge(struct pbqp *q, struct rng *r, int u, int v, double p_inf, 
 /* A random instance of n nodes with min_alt..max_alt alternatives (<= 128).
  * With plant set, a random assignment is kept finite, so the instance is
  * feasible; without it, INFINITY entries may make it infeasible. */
-static struct pbqp *gen_random(struct rng *r, enum gen_shape shape, int n, int min_alt,
+static inline struct pbqp *gen_random(struct rng *r, enum gen_shape shape, int n, int min_alt,
                                int max_alt, double p_inf, int plant)
 {
 	struct pbqp *q = pbqp_new(n);
@@ -85,7 +87,12 @@ static struct pbqp *gen_random(struct rng *r, enum gen_shape shape, int n, int m
 			c[a] = (rng_unit(r) < p_inf && a != s[u]) ? INFINITY : gen_cost(r);
 		pbqp_set_costs(q, u, k, c);
 	}
-	for (int v = 1; v < n; v++) {
+	for (int v = 1; v < n && shape == GEN_CLUSTERS; v++) {
+		gen_edge(q, r, 0, v, p_inf, s[0], s[v]);
+		for (int u = v - 2; u >= 1; u -= 2)
+			gen_edge(q, r, u, v, p_inf, s[u], s[v]);
+	}
+	for (int v = 1; v < n && shape != GEN_CLUSTERS; v++) {
 		int first = shape == GEN_CHAIN ? v - 1 : rng_int(r, 0, v - 1);
 		gen_edge(q, r, first, v, p_inf, s[first], s[v]);
 		if (shape == GEN_DAG) {
@@ -120,7 +127,7 @@ struct gen_net {
 };
 
 /* Transform costs between layouts for one tensor: 0 on the diagonal. */
-static void gen_transforms(struct rng *r, double d[GEN_LAYOUTS][GEN_LAYOUTS])
+static inline void gen_transforms(struct rng *r, double d[GEN_LAYOUTS][GEN_LAYOUTS])
 {
 	for (int a = 0; a < GEN_LAYOUTS; a++)
 		for (int b = 0; b < GEN_LAYOUTS; b++)
@@ -133,7 +140,7 @@ static void gen_transforms(struct rng *r, double d[GEN_LAYOUTS][GEN_LAYOUTS])
  * alternative in CHW at no cost. */
 enum gen_layer { GEN_CONV, GEN_OTHER, GEN_IO };
 
-static int gen_layer(struct gen_net *g, enum gen_layer kind)
+static inline int gen_layer(struct gen_net *g, enum gen_layer kind)
 {
 	int u = g->n++;
 	struct rng *r = g->r;
@@ -156,7 +163,7 @@ static int gen_layer(struct gen_net *g, enum gen_layer kind)
 }
 
 /* The tensor from p to q: the transform from p's output layout to q's input. */
-static void gen_flow(struct gen_net *g, int p, int q)
+static inline void gen_flow(struct gen_net *g, int p, int q)
 {
 	double d[GEN_LAYOUTS][GEN_LAYOUTS], m[80 * 80];
 	gen_transforms(g->r, d);
@@ -172,7 +179,7 @@ static void gen_flow(struct gen_net *g, int p, int q)
  * that many DenseNet-style blocks of four convolutions (each one reads every
  * earlier output of its block) follow; they are not series-parallel, so the
  * exact solver has to branch. */
-static struct pbqp *gen_googlenet(struct rng *r, int min_alt, int max_alt, int dense_blocks)
+static inline struct pbqp *gen_googlenet(struct rng *r, int min_alt, int max_alt, int dense_blocks)
 {
 	enum { MAX_NODES = 200 };
 	struct gen_net g = {.q = pbqp_new(MAX_NODES), .cap = MAX_NODES, .r = r,

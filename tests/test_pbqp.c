@@ -50,8 +50,25 @@ static void check_solution(struct pbqp *q, const char *before)
 	free(after);
 }
 
+/* pbqp_solve with the trace captured; 1 in *split when the exact search
+ * solved independent components on their own. */
+static int solve_traced(struct pbqp *q, enum pbqp_mode mode, int *split)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	pbqp_set_trace(q, f);
+	int ret = pbqp_solve(q, mode);
+	pbqp_set_trace(q, NULL);
+	fclose(f);
+	*split = strstr(buf, "split into") != NULL;
+	free(buf);
+	return ret;
+}
+
 struct tally {
-	int solved, infeasible, rn, not_optimal, branched;
+	int solved, infeasible, rn, not_optimal, branched, split;
+	int fallback; /* the heuristic's RN ended infeasible, the exact search decided */
 };
 
 /* Heuristic and exact against brute force on one instance. */
@@ -64,7 +81,9 @@ static void against_brute(struct pbqp *q, struct tally *t)
 	if (rb == 0)
 		check_solution(q, text);
 
-	int re = pbqp_solve(q, PBQP_EXACT);
+	int split;
+	int re = solve_traced(q, PBQP_EXACT, &split);
+	t->split += split;
 	cr_assert_eq(re, rb, "exact returned %d, brute force %d", re, rb);
 	cr_assert_eq(pbqp_get_stats(q)->optimal, 1);
 	cr_assert_eq(pbqp_get_stats(q)->n_rn, 0);
@@ -83,6 +102,7 @@ static void against_brute(struct pbqp *q, struct tally *t)
 	cr_assert_eq(rh, rb, "heuristic returned %d, brute force %d", rh, rb);
 	cr_assert_eq(st->optimal, st->n_rn == 0);
 	t->rn += st->n_rn > 0;
+	t->fallback += st->bnb_nodes > 0;
 	if (rh == 0) {
 		check_solution(q, text);
 		cr_assert(pbqp_objective(q) >= fb - 1e-9 * fmax(1, fabs(fb)),
@@ -108,21 +128,25 @@ Test(pbqp, random_small_vs_brute_force)
 	const double p_inf[] = {0, 0.15, 0.4};
 	for (int it = 0; it < 1200; it++) {
 		enum gen_shape shape = it % GEN_N_SHAPES;
-		int n = shape == GEN_DENSE ? rng_int(&r, 4, 9) : rng_int(&r, 1, 9);
+		int n = shape == GEN_CLUSTERS ? rng_int(&r, 9, 11)
+		        : shape == GEN_DENSE  ? rng_int(&r, 4, 9)
+		                              : rng_int(&r, 1, 9);
 		int max_alt = rng_int(&r, 2, n <= 5 ? 8 : n <= 7 ? 4 : 3);
-		struct pbqp *q = gen_random(&r, shape, n, shape == GEN_DENSE ? 2 : 1, max_alt, p_inf[it % 3],
+		struct pbqp *q = gen_random(&r, shape, n, shape >= GEN_DENSE ? 2 : 1, max_alt, p_inf[it % 3],
 		                           it % 4 != 3);
 		against_brute(q, &t);
 		pbqp_free(q);
 	}
 	/* The instances must exercise every path, or this test proves little. */
 	cr_log_info("brute force: %d solved, %d infeasible, %d with RN (%d not optimal), "
-	            "%d branched",
-	            t.solved, t.infeasible, t.rn, t.not_optimal, t.branched);
+	            "%d branched, %d split, %d heuristic fallbacks",
+	            t.solved, t.infeasible, t.rn, t.not_optimal, t.branched, t.split, t.fallback);
 	cr_assert_gt(t.solved, 600);
 	cr_assert_gt(t.infeasible, 20);
 	cr_assert_gt(t.rn, 50);
 	cr_assert_gt(t.branched, 50);
+	cr_assert_gt(t.fallback, 0);
+	cr_assert_gt(t.split, 10);
 }
 
 /* Few nodes, many alternatives (selection's raw instances have up to ~80):
@@ -174,11 +198,15 @@ Test(pbqp, random_medium_vs_glpk)
 	cr_skip_test("dnncc was built without GLPK");
 #else
 	struct rng r = {0x5eed0004};
-	int solved = 0, infeasible = 0, branched = 0;
+	int solved = 0, infeasible = 0, branched = 0, splits = 0;
 	for (int it = 0; it < 60; it++) {
-		enum gen_shape shape = it % 3 == 0 ? GEN_DAG : it % 3 == 1 ? GEN_TREE : GEN_DENSE;
-		int n = shape == GEN_DENSE ? rng_int(&r, 8, 12) : rng_int(&r, 20, 45);
-		struct pbqp *q = gen_random(&r, shape, n, 1, shape == GEN_DENSE ? 4 : 6,
+		const enum gen_shape shapes[] = {GEN_DAG, GEN_TREE, GEN_DENSE, GEN_CLUSTERS};
+		enum gen_shape shape = shapes[it % 4];
+		int n = shape == GEN_DENSE     ? rng_int(&r, 8, 12)
+		        : shape == GEN_CLUSTERS ? rng_int(&r, 12, 17)
+		                                : rng_int(&r, 20, 45);
+		struct pbqp *q = gen_random(&r, shape, n, shape == GEN_CLUSTERS ? 2 : 1,
+		                            shape >= GEN_DENSE ? 4 : 6,
 		                            it % 2 ? 0.2 : 0, it % 5 != 4);
 		char *text = to_text(q);
 		int *s = malloc(n * sizeof *s);
@@ -186,7 +214,9 @@ Test(pbqp, random_medium_vs_glpk)
 		char err[200] = "";
 		int ri = ilp_solve_pbqp(q, s, &f_ilp, err, sizeof err);
 		cr_assert(ri == 0 || ri == 1, "GLPK: %s", err);
-		int re = pbqp_solve(q, PBQP_EXACT);
+		int split;
+		int re = solve_traced(q, PBQP_EXACT, &split);
+		splits += split;
 		cr_assert_eq(re == 0, ri == 0, "exact %d, ILP %d", re, ri);
 		if (ri == 0) {
 			cr_assert(same_cost(pbqp_eval(q, s), f_ilp));
@@ -208,9 +238,11 @@ Test(pbqp, random_medium_vs_glpk)
 		free(text);
 		pbqp_free(q);
 	}
-	cr_log_info("GLPK: %d solved, %d infeasible, %d branched", solved, infeasible, branched);
+	cr_log_info("GLPK: %d solved, %d infeasible, %d branched, %d split", solved, infeasible,
+	            branched, splits);
 	cr_assert_gt(solved, 30);
 	cr_assert_gt(branched, 5);
+	cr_assert_geq(splits, 3); /* mostly the bound prunes before the hub splits */
 #endif
 }
 
@@ -325,6 +357,36 @@ Test(pbqp, heuristic_gap_is_reported)
 		pbqp_free(q);
 	}
 	cr_assert(found, "no random dense instance where RN loses: the heuristic gap is untested");
+}
+
+/* The branch limit: the best assignment found so far, not claimed optimal. */
+Test(pbqp, branch_limit)
+{
+	struct rng r = {0x5eed0009};
+	int limited = 0;
+	for (int it = 0; it < 200 && limited < 10; it++) {
+		struct pbqp *q = gen_random(&r, GEN_DENSE, 9, 3, 4, 0, 1);
+		char *text = to_text(q);
+		cr_assert_eq(pbqp_solve(q, PBQP_BRUTE), 0);
+		double fb = pbqp_objective(q);
+		pbqp_set_limit(q, 0);
+		cr_assert_eq(pbqp_solve(q, PBQP_EXACT), 0);
+		long branches = pbqp_get_stats(q)->bnb_nodes;
+		cr_assert(same_cost(pbqp_objective(q), fb));
+		if (branches >= 3) {
+			pbqp_set_limit(q, 2);
+			cr_assert_eq(pbqp_solve(q, PBQP_EXACT), 0);
+			const struct pbqp_stats *st = pbqp_get_stats(q);
+			cr_assert_eq(st->bnb_nodes, 2);
+			cr_assert_eq(st->optimal, 0);
+			check_solution(q, text);
+			cr_assert_geq(pbqp_objective(q), fb - 1e-9 * fmax(1, fabs(fb)));
+			limited++;
+		}
+		free(text);
+		pbqp_free(q);
+	}
+	cr_assert_eq(limited, 10, "only %d instances needed 3 branches", limited);
 }
 
 Test(pbqp, brute_force_refuses_huge_spaces)
@@ -480,6 +542,7 @@ Test(pbqp, figure2_local_minimum_is_not_optimal)
 		cr_assert(differs);
 		cr_assert_eq(pbqp_get_stats(q)->optimal, 1);
 	}
+	pbqp_free(q);
 }
 
 /* A GoogLeNet-sized selection instance is series-parallel: the reductions
@@ -505,10 +568,13 @@ Test(pbqp, googlenet_sized_instance)
 	free(text);
 	pbqp_free(q);
 
-	/* With DenseNet-style blocks the graph is not series-parallel. */
+	/* With DenseNet-style blocks the graph is not series-parallel; branching
+	 * on the node between the blocks leaves them independent. */
 	q = gen_googlenet(&r, 3, 12, 2);
 	text = to_text(q);
-	cr_assert_eq(pbqp_solve(q, PBQP_EXACT), 0);
+	int split;
+	cr_assert_eq(solve_traced(q, PBQP_EXACT, &split), 0);
+	cr_assert(split);
 	cr_assert_gt(pbqp_get_stats(q)->bnb_nodes, 0);
 	cr_assert_eq(pbqp_get_stats(q)->optimal, 1);
 	check_solution(q, text);
