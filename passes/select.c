@@ -601,7 +601,7 @@ struct pbqp *sel_build_pbqp(const struct selection *s, int *n_edges)
 		free(b.edges[e].m);
 	}
 	if (n_edges)
-		*n_edges = b.n_edges;
+		*n_edges = pbqp_n_edges(q); /* edges between the same nodes were merged */
 	free(b.edges);
 	free(b.vec);
 	free(b.n_alt);
@@ -657,8 +657,11 @@ static int solve_pbqp(struct selection *s, int checks, struct diag *d, struct so
 			errors++;
 		} else if (rc > 0 || fabs(ilp - mine) > 1e-9 * fmax(fabs(ilp), fabs(mine)) + 1e-9) {
 			diag_error(d, NULL, "--verify-ilp: the PBQP instance of model %s (%d nodes, %d "
-			           "edges; write it with --dump-pbqp FILE) has PBQP optimum %.17g µs but "
-			           "ILP %s %.17g µs", opt->model ? opt->model : "?", s->n, out->n_edges,
+			           "edges; write it with --dump-pbqp FILE) has PBQP %s %.17g µs but "
+			           "ILP %s %.17g µs", opt->model ? opt->model : "?", out->n_nodes,
+			           out->n_edges,
+			           pbqp_get_stats(q)->optimal ? "optimum" :
+			                                        "best (branch limit reached, not proven)",
 			           mine, rc > 0 ? "(infeasible)" : "optimum", ilp);
 			errors++;
 		} else {
