@@ -22,30 +22,31 @@
  * PBQP (Anderson & Gregg, CGO 2018): a PBQP node per live node, its cost
  * vector the alternatives' primitive costs. For each tensor, the readers
  * with one alternative (non-convolutions, forced layers) and the graph
- * output's need for CHW are served first, from the producer's output layout,
- * and their conversion cost, shared as legalisation shares it, goes into the
- * producer's cost vector. A single reader with a choice gets an edge from the
- * producer whose matrix [producer's output layout][its input layout] is the
- * cheapest chain from what exists by then. Where several readers have a
- * choice (GoogLeNet's inception inputs, ResNet's shortcuts), summing an
- * edge per reader would count a conversion they share once per reader (the
- * approximation the paper accepts); instead an auxiliary PBQP node chooses
- * the set of layouts made from the tensor, each reader must read one of them
- * (INFINITY otherwise) and the set's conversion cost sits on the producer's
- * edge. The objective then equals the legalised cost, up to the order in
- * which conversions are made (the walk below makes them reader by reader,
- * the model cheapest first); --report prints both.
+ * output's need for CHW are served first, in reading order, from the layout
+ * the producer writes, and their conversion cost, shared as legalisation
+ * shares it, goes into the producer's cost vector. A single reader with a
+ * choice gets an edge from the producer whose matrix [producer's output
+ * layout][its input layout] is the cheapest chain from what exists by then.
+ * Where several readers have a choice (GoogLeNet's inception inputs,
+ * ResNet's shortcuts), summing an edge per reader would count a conversion
+ * they share once per reader (the approximation the paper accepts); instead
+ * an auxiliary PBQP node chooses the set of layouts made from the tensor,
+ * each reader must read one of them (INFINITY otherwise), and the set's
+ * conversion cost, cheapest missing layout first, sits on the producer's
+ * edge.
  *
  * Legalisation (the same walk for every strategy, and for counting what a
- * choice costs without changing the graph): layouts are materialised
- * lazily. A node writing layout L leaves the model-layout version of its
- * output unwritten until a reader needs it; a reader wanting layout L gets
- * the existing version, or a chain of OP_LAYOUT nodes (one transform of
- * runtime/transforms.def each) from the cheapest existing version, inserted
- * just before that reader and shared by every later reader wanting L (fan-out
- * in GoogLeNet and ResNet). Graph outputs end in the model layout: the chain
- * back to CHW writes the original tensor, the one graph outputs and the
- * model's readers refer to.
+ * choice costs without changing the graph): once the choice is known, each
+ * tensor gets a plan, the tree of transforms (runtime/transforms.def rows,
+ * chains found by dtgraph.c) that makes every layout its readers want, built
+ * exactly as the PBQP costs were, so the objective is the legalised cost.
+ * The plan is materialised lazily: a node writing layout L leaves the
+ * model-layout version of its output unwritten until a reader needs it, and
+ * the OP_LAYOUT nodes making a layout go just before its first reader and
+ * serve every later one (fan-out). Graph outputs end in the model layout: the
+ * chain back to CHW writes the original tensor, the one graph outputs and the
+ * model's readers refer to. While greedy chooses, nothing is planned: each
+ * reader's layout is made from the cheapest version existing at that point.
  *
  * Guarantees: canonical form plus OP_LAYOUT nodes (node->primitive names the
  * transform row); every Conv has node->primitive set (except under
@@ -153,6 +154,115 @@ void sel_free(struct selection *s)
 	free(s);
 }
 
+/* ---- conversion plans ------------------------------------------------------ */
+
+/* The layout node i reads input slot k in under alternative a. */
+static int wants(const struct selection *s, int i, int a, int k)
+{
+	return k == 0 ? s->alt[i][a].in : RT_L_CHW;
+}
+
+/* The wants of tensor t: readers with one alternative (and the graph
+ * output) have fixed wants, fixed[] in reading order; a convolution with
+ * several alternatives reads X in its choice's layout: var[]. */
+static void readers(const struct selection *s, const struct tensor *t, int *fixed, int *n_fixed,
+                    int *var, int *n_var)
+{
+	*n_fixed = *n_var = 0;
+	for (int j = 0; j < s->n; j++) {
+		const struct node *n = s->nodes[j];
+		for (int k = 0; k < n->n_inputs; k++) {
+			if (n->inputs[k] != t)
+				continue;
+			if (k == 0 && s->n_alt[j] > 1) {
+				if (*n_var == 0 || var[*n_var - 1] != j)
+					var[(*n_var)++] = j;
+			} else {
+				fixed[(*n_fixed)++] = wants(s, j, 0, k);
+			}
+		}
+	}
+	if (t->is_output)
+		fixed[(*n_fixed)++] = RT_L_CHW;
+}
+
+/* Which layouts of one tensor are made, each from which: a tree rooted at
+ * the layout its producer writes. The PBQP costs and legalisation build it
+ * the same way, so the objective is what legalisation then inserts. */
+struct plan {
+	unsigned made;      /* layouts made or planned (bit l: enum rt_layout l) */
+	int from[DT_NL];    /* the layout each is made from; -1: the root, or not made */
+	int step[DT_NL];    /* the rt_transforms row making it */
+};
+
+static void plan_init(struct plan *pl, int root)
+{
+	pl->made = 1u << root;
+	for (int l = 0; l < DT_NL; l++)
+		pl->from[l] = pl->step[l] = -1;
+}
+
+/* Adds layout l to the plan: each step from the made layout whose chain to
+ * l is cheapest. Returns the cost added (INFINITY when no chain reaches l). */
+static double plan_add(const struct dt_paths *dp, struct plan *pl, int l)
+{
+	double cost = 0;
+	while (!(pl->made >> l & 1u)) {
+		int a;
+		if (isinf(dt_cheapest(dp, pl->made, l, &a)))
+			return INFINITY;
+		while (pl->made >> dp->hop[a][l] & 1u) /* a tie through a made layout */
+			a = dp->hop[a][l];
+		int b = dp->hop[a][l];
+		/* a prefix of a cheapest chain is a cheapest chain: this is the step's cost */
+		cost += dp->cost[a][b];
+		pl->from[b] = a;
+		pl->step[b] = dp->next[a][l];
+		pl->made |= 1u << b;
+	}
+	return cost;
+}
+
+/* The fixed wants want[n], in order. */
+static double plan_list(const struct dt_paths *dp, struct plan *pl, const int *want, int n)
+{
+	double cost = 0;
+	for (int k = 0; k < n; k++)
+		cost += plan_add(dp, pl, want[k]);
+	return cost;
+}
+
+/* Every layout of the set want (bits): the cheapest missing one first. */
+static double plan_set(const struct dt_paths *dp, struct plan *pl, unsigned want)
+{
+	double cost = 0;
+	while (want & ~pl->made) {
+		int best = -1, from;
+		double best_c = INFINITY;
+		for (int l = 0; l < DT_NL; l++)
+			if ((want & ~pl->made) >> l & 1u) {
+				double c = dt_cheapest(dp, pl->made, l, &from);
+				if (best < 0 || c < best_c) {
+					best = l;
+					best_c = c;
+				}
+			}
+		if (isinf(best_c))
+			return INFINITY;
+		cost += plan_add(dp, pl, best);
+	}
+	return cost;
+}
+
+/* The layout the producer of t writes it in under the current choice. */
+static int root_layout(const struct selection *s, const int *pos, const struct tensor *t)
+{
+	if (!t->producer || t->producer->dead || pos[t->producer->index] < 0)
+		return RT_L_CHW;
+	int p = pos[t->producer->index];
+	return s->nodes[p]->outputs[0] == t ? s->alt[p][s->choice[p]].out : RT_L_CHW;
+}
+
 /* ---- the walk: greedy choice, costing and legalisation ------------------- */
 
 struct walk {
@@ -161,6 +271,7 @@ struct walk {
 	int apply;                /* 1: change the graph; 0: only count */
 	unsigned *have;           /* [n_tensors] layouts present (bit l: enum rt_layout l) */
 	struct tensor *(*ver)[DT_NL]; /* [n_tensors] apply: the tensor holding each layout */
+	struct plan *plans;       /* [n_tensors] when the choice is given: what to make */
 	double total;             /* µs of the chosen alternatives and every conversion */
 	struct node **order;      /* apply: the new node order */
 	int n_order, cap_order;
@@ -193,9 +304,58 @@ static double avail_cost(const struct walk *w, const struct tensor *t, int l)
 	return dt_cheapest(&w->s->dp[t->index], w->have[t->index], l, &from);
 }
 
-/* Makes t available in layout l: one transform at a time from the cheapest
- * existing version, each step's output shared by every later reader. Returns
- * the tensor holding that layout (apply), or t. */
+/* Makes layout b of t from layout a with transform row tr_i. */
+static void make_step(struct walk *w, struct tensor *t, int a, int tr_i)
+{
+	const struct rt_transform *tr = &rt_transforms[tr_i];
+	int N, C, H, W;
+	nchw(t, &N, &C, &H, &W);
+	double cost = costs_transform_us(w->s->opt, tr, N, C, H, W);
+	w->total += cost;
+	w->have[t->index] |= 1u << tr->to;
+	if (!w->apply)
+		return;
+	struct tensor **v = w->ver[t->index];
+	struct tensor *out = v[tr->to];
+	if (!out && tr->to == RT_L_CHW) {
+		/* The model-layout version of a tensor is the tensor itself:
+		 * graph outputs and every reader named in the model refer to
+		 * it, so the chain back to CHW must write that very tensor. */
+		out = t;
+	} else if (!out) {
+		char name[256];
+		snprintf(name, sizeof name, "%s_%s", t->name, rt_layout_names[tr->to]);
+		out = ir_new_tensor(w->s->g, name, t->dtype);
+		ir_set_shape(out, t->rank, t->dims);
+	}
+	v[tr->to] = out;
+	out->layout = ir_layout(tr->to);
+	char nname[256];
+	snprintf(nname, sizeof nname, "%s_to_%s", t->name, rt_layout_names[tr->to]);
+	struct tensor *in = v[a];
+	struct node *n = ir_add_node(w->s->g, OP_LAYOUT, nname, 1, &in, 1, &out);
+	n->primitive = tr->name;
+	n->cost_us = cost;
+	push(w, n);
+}
+
+/* Makes the planned layout l of t, and first what it is made from. */
+static void make_planned(struct walk *w, struct tensor *t, int l)
+{
+	if (w->have[t->index] >> l & 1u)
+		return;
+	const struct plan *pl = &w->plans[t->index];
+	if (pl->from[l] < 0)
+		unreachable("select: a reader wants a layout its tensor's plan does not make");
+	make_planned(w, t, pl->from[l]);
+	make_step(w, t, pl->from[l], pl->step[l]);
+}
+
+/* Makes t available in layout l, just before the reader that wants it; what
+ * is made is shared by every later reader. With the choice given, the
+ * tensor's plan says how; while greedy chooses, one transform at a time from
+ * the cheapest existing version. Returns the tensor holding that layout
+ * (apply), or t. */
 static struct tensor *need(struct walk *w, struct tensor *t, int l)
 {
 	if (!convertible(w->s, t)) {
@@ -205,8 +365,8 @@ static struct tensor *need(struct walk *w, struct tensor *t, int l)
 	}
 	const struct dt_paths *dp = &w->s->dp[t->index];
 	unsigned *have = &w->have[t->index];
-	int N, C, H, W;
-	nchw(t, &N, &C, &H, &W);
+	if (w->plans)
+		make_planned(w, t, l);
 	while (!(*have >> l & 1u)) {
 		int a;
 		if (isinf(dt_cheapest(dp, *have, l, &a)))
@@ -214,34 +374,7 @@ static struct tensor *need(struct walk *w, struct tensor *t, int l)
 		/* skip steps of the chain whose output already exists */
 		while (*have >> dp->hop[a][l] & 1u)
 			a = dp->hop[a][l];
-		const struct rt_transform *tr = &rt_transforms[dp->next[a][l]];
-		double cost = costs_transform_us(w->s->opt, tr, N, C, H, W);
-		w->total += cost;
-		*have |= 1u << tr->to;
-		if (!w->apply)
-			continue;
-		struct tensor **v = w->ver[t->index];
-		struct tensor *out = v[tr->to];
-		if (!out && tr->to == RT_L_CHW) {
-			/* The model-layout version of a tensor is the tensor itself:
-			 * graph outputs and every reader named in the model refer to
-			 * it, so the chain back to CHW must write that very tensor. */
-			out = t;
-		} else if (!out) {
-			char name[256];
-			snprintf(name, sizeof name, "%s_%s", t->name, rt_layout_names[tr->to]);
-			out = ir_new_tensor(w->s->g, name, t->dtype);
-			ir_set_shape(out, t->rank, t->dims);
-		}
-		v[tr->to] = out;
-		out->layout = ir_layout(tr->to);
-		char nname[256];
-		snprintf(nname, sizeof nname, "%s_to_%s", t->name, rt_layout_names[tr->to]);
-		struct tensor *in = v[a];
-		struct node *n = ir_add_node(w->s->g, OP_LAYOUT, nname, 1, &in, 1, &out);
-		n->primitive = tr->name;
-		n->cost_us = cost;
-		push(w, n);
+		make_step(w, t, a, dp->next[a][l]);
 	}
 	return w->apply ? w->ver[t->index][l] : t;
 }
@@ -345,9 +478,46 @@ static void walk_node(struct walk *w, int i)
 		push(w, n);
 }
 
+/* Every tensor's plan under the current choice: the fixed wants in reading
+ * order, then the set the readers with a choice want (as sel_build_pbqp
+ * prices it). */
+static struct plan *plans(const struct selection *s)
+{
+	struct graph *g = s->g;
+	struct plan *pl = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *pl);
+	int *pos = xmalloc((g->n_nodes ? g->n_nodes : 1) * sizeof *pos);
+	for (int i = 0; i < g->n_nodes; i++)
+		pos[i] = -1;
+	for (int i = 0; i < s->n; i++)
+		pos[s->nodes[i]->index] = i;
+	int n_reads = 1;
+	for (int i = 0; i < s->n; i++)
+		n_reads += s->nodes[i]->n_inputs;
+	int *fixed = xmalloc(n_reads * sizeof *fixed);
+	int *var = xmalloc((s->n + 1) * sizeof *var);
+	for (int t_i = 0; t_i < s->n_tensors; t_i++) {
+		const struct tensor *t = g->tensors[t_i];
+		plan_init(&pl[t_i], RT_L_CHW);
+		if (!convertible(s, t))
+			continue;
+		int n_fixed, n_var;
+		readers(s, t, fixed, &n_fixed, var, &n_var);
+		plan_init(&pl[t_i], root_layout(s, pos, t));
+		plan_list(&s->dp[t_i], &pl[t_i], fixed, n_fixed);
+		unsigned set = 0;
+		for (int v = 0; v < n_var; v++)
+			set |= 1u << wants(s, var[v], s->choice[var[v]], 0);
+		plan_set(&s->dp[t_i], &pl[t_i], set);
+	}
+	free(fixed);
+	free(var);
+	free(pos);
+	return pl;
+}
+
 static double walk(struct selection *s, int choose, int apply)
 {
-	struct walk w = {s, choose, apply, NULL, NULL, 0, NULL, 0, 0};
+	struct walk w = {s, choose, apply, NULL, NULL, NULL, 0, NULL, 0, 0};
 	int nt = s->n_tensors ? s->n_tensors : 1;
 	w.have = xmalloc(nt * sizeof *w.have);
 	for (int i = 0; i < s->n_tensors; i++)
@@ -357,6 +527,8 @@ static double walk(struct selection *s, int choose, int apply)
 		for (int i = 0; i < s->n_tensors; i++)
 			w.ver[i][RT_L_CHW] = s->g->tensors[i];
 	}
+	if (!choose)
+		w.plans = plans(s);
 	for (int i = 0; i < s->n; i++)
 		walk_node(&w, i);
 	for (int k = 0; k < s->g->n_outputs; k++)
@@ -380,6 +552,7 @@ static double walk(struct selection *s, int choose, int apply)
 	}
 	free(w.have);
 	free(w.ver);
+	free(w.plans);
 	free(w.order);
 	return w.total;
 }
@@ -391,53 +564,6 @@ double sel_total(const struct selection *s) { return walk((struct selection *)s,
 void sel_apply(struct selection *s) { walk(s, 0, 1); }
 
 /* ---- the PBQP instance ----------------------------------------------------- */
-
-/* The layout node i reads input slot k in under alternative a. */
-static int wants(const struct selection *s, int i, int a, int k)
-{
-	return k == 0 ? s->alt[i][a].in : RT_L_CHW;
-}
-
-/* Serves the fixed wants want[n] of one tensor from the layouts in *have,
- * in order, as the walk does; returns the conversion cost and updates *have. */
-static double serve(const struct dt_paths *dp, unsigned *have, const int *want, int n)
-{
-	double cost = 0;
-	for (int k = 0; k < n; k++)
-		while (!(*have >> want[k] & 1u)) {
-			int a;
-			if (isinf(dt_cheapest(dp, *have, want[k], &a)))
-				return INFINITY;
-			while (*have >> dp->hop[a][want[k]] & 1u)
-				a = dp->hop[a][want[k]];
-			cost += dp->cost[a][dp->hop[a][want[k]]];
-			*have |= 1u << dp->hop[a][want[k]];
-		}
-	return cost;
-}
-
-/* Cost of making every layout of the set want (bits) exist, given have:
- * the cheapest missing one first, each from the cheapest existing layout. */
-static double serve_set(const struct dt_paths *dp, unsigned have, unsigned want)
-{
-	double cost = 0;
-	while (want & ~have) {
-		int best = -1, from;
-		double best_c = INFINITY;
-		for (int l = 0; l < DT_NL; l++)
-			if ((want & ~have) >> l & 1u) {
-				double c = dt_cheapest(dp, have, l, &from);
-				if (best < 0 || c < best_c) {
-					best = l;
-					best_c = c;
-				}
-			}
-		if (isinf(best_c))
-			return INFINITY;
-		cost += serve(dp, &have, &best, 1);
-	}
-	return cost;
-}
 
 /* The instance being built: cost vectors of the selection's nodes, then of
  * auxiliary nodes, and the edges (added once every vector is known, since
@@ -479,30 +605,6 @@ static double *builder_edge(struct builder *b, int u, int v)
 	return e->m;
 }
 
-/* The wants of tensor t: consumers with one alternative (and the graph
- * output) have fixed wants, fixed[] in reading order; a convolution with
- * several alternatives reads X in its choice's layout: var[]. */
-static void readers(const struct selection *s, const struct tensor *t, int *fixed, int *n_fixed,
-                    int *var, int *n_var)
-{
-	*n_fixed = *n_var = 0;
-	for (int j = 0; j < s->n; j++) {
-		const struct node *n = s->nodes[j];
-		for (int k = 0; k < n->n_inputs; k++) {
-			if (n->inputs[k] != t)
-				continue;
-			if (k == 0 && s->n_alt[j] > 1) {
-				if (*n_var == 0 || var[*n_var - 1] != j)
-					var[(*n_var)++] = j;
-			} else {
-				fixed[(*n_fixed)++] = wants(s, j, 0, k);
-			}
-		}
-	}
-	if (t->is_output)
-		fixed[(*n_fixed)++] = RT_L_CHW;
-}
-
 /* Terms of one tensor t (producer p, -1 for none, with np alternatives).
  * A single reader with a choice gets the chain cost on an edge from p (or
  * in its own vector when p has no choice). Several readers with a choice
@@ -510,7 +612,7 @@ static void readers(const struct selection *s, const struct tensor *t, int *fixe
  * t; each reader's alternative must read a layout of that set (INFINITY
  * otherwise), and the set's cost, shared, is on the edge from p. */
 static void tensor_terms(const struct selection *s, struct builder *b, const struct dt_paths *dp,
-                         int p, int np, const unsigned *have, const int *var, int n_var)
+                         int p, int np, const struct plan *pl, const int *var, int n_var)
 {
 	if (n_var == 1) {
 		int j = var[0];
@@ -518,7 +620,8 @@ static void tensor_terms(const struct selection *s, struct builder *b, const str
 		for (int a = 0; a < (p >= 0 && np > 1 ? np : 1); a++)
 			for (int c = 0; c < s->n_alt[j]; c++) {
 				int from;
-				m[(size_t)a * s->n_alt[j] + c] += dt_cheapest(dp, have[a], wants(s, j, c, 0), &from);
+				m[(size_t)a * s->n_alt[j] + c] +=
+					dt_cheapest(dp, pl[a].made, wants(s, j, c, 0), &from);
 			}
 		return;
 	}
@@ -534,8 +637,10 @@ static void tensor_terms(const struct selection *s, struct builder *b, const str
 	int x = builder_node(b, n_sets);
 	double *pm = p >= 0 && np > 1 ? builder_edge(b, p, x) : b->vec[x];
 	for (int a = 0; a < (p >= 0 && np > 1 ? np : 1); a++)
-		for (int k = 0; k < n_sets; k++)
-			pm[(size_t)a * n_sets + k] = serve_set(dp, have[a], sets[k]);
+		for (int k = 0; k < n_sets; k++) {
+			struct plan tmp = pl[a];
+			pm[(size_t)a * n_sets + k] = plan_set(dp, &tmp, sets[k]);
+		}
 	for (int v = 0; v < n_var; v++) {
 		int j = var[v];
 		double *m = builder_edge(b, x, j);
@@ -577,19 +682,19 @@ struct pbqp *sel_build_pbqp(const struct selection *s, int *n_edges)
 		int np = p >= 0 ? s->n_alt[p] : 1;
 		/* what exists after the fixed wants, per producer alternative; their
 		 * cost goes to the producer (a constant without one: left out) */
-		unsigned *have = xmalloc(np * sizeof *have);
+		struct plan *pl = xmalloc(np * sizeof *pl);
 		for (int a = 0; a < np; a++) {
 			int out = RT_L_CHW;
 			if (p >= 0 && s->nodes[p]->outputs[0] == t)
 				out = s->alt[p][a].out;
-			have[a] = 1u << out;
-			double c = serve(&s->dp[t_i], &have[a], fixed, n_fixed);
+			plan_init(&pl[a], out);
+			double c = plan_list(&s->dp[t_i], &pl[a], fixed, n_fixed);
 			if (p >= 0)
 				b.vec[p][a] += c;
 		}
 		if (n_var)
-			tensor_terms(s, &b, &s->dp[t_i], p, np, have, var, n_var);
-		free(have);
+			tensor_terms(s, &b, &s->dp[t_i], p, np, pl, var, n_var);
+		free(pl);
 	}
 	struct pbqp *q = pbqp_new(b.n);
 	for (int i = 0; i < b.n; i++) {
