@@ -738,3 +738,48 @@ Test(select, verify_ilp_agrees_or_needs_glpk)
 	free(text);
 	ir_graph_free(g);
 }
+
+/* --report: the choice per layer with the transforms inserted, the totals
+ * of the other strategies under the same costs, the solver's statistics and
+ * where the costs came from. */
+Test(select, report_compares_the_strategies)
+{
+	struct graph *g = fanout_graph();
+	struct force_primitive f[1] = {{"b", "conv_im2_row_copy_ki_hwc_chw"}};
+	struct options o = options("pbqp");
+	o.report = 1;
+	o.n_force = 1;
+	o.force = f;
+	struct diag d;
+	diag_init(&d, "m.onnx", stderr);
+	/* the report goes to stdout: catch it in a file */
+	FILE *out = tmpfile();
+	cr_assert_not_null(out);
+	fflush(stdout);
+	int saved = dup(1);
+	dup2(fileno(out), 1);
+	int rc = pass_select(g, &o, &d);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	cr_assert_eq(rc, 0);
+	rewind(out);
+	char text[8192];
+	size_t n = fread(text, 1, sizeof text - 1, out);
+	text[n] = '\0';
+	fclose(out);
+	char want[256];
+	snprintf(want, sizeof want, "selection: strategy pbqp; costs: %s", costs_source(&o));
+	cr_assert_not_null(strstr(text, want), "%s", text);
+	cr_assert_not_null(strstr(text, "conv_im2_row_copy_ki_hwc_chw"), "%s", text);
+	cr_assert_not_null(strstr(text, "    + t_to_hwc"), "the transform b needs: %s", text);
+	cr_assert_not_null(strstr(text, "  pbqp: "), "%s", text);
+	cr_assert_not_null(strstr(text, "proven optimal"), "%s", text);
+	const char *rivals[] = {"    pbqp ", "    greedy ", "    canonical ", "    sum2d "};
+	for (int i = 0; i < 4; i++)
+		cr_assert_not_null(strstr(text, rivals[i]), "no %s total: %s", rivals[i], text);
+	cr_assert_not_null(strstr(text, "(chosen)"), "%s", text);
+	/* winograd has no 1x1 row (c), so it is not compared */
+	cr_assert_null(strstr(text, "family:winograd"), "%s", text);
+	ir_graph_free(g);
+}
