@@ -110,8 +110,9 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
 
 /* ---- select.c ----------------------------------------------------------------
  * Needs: canonical form. Chooses a primitive (runtime/primitives.def) for every
- * 1-D/2-D convolution by opt->strategy and --force-primitive, using the cost
- * model (cost_model.c), and gives each tensor a layout: graph inputs, outputs
+ * 1-D/2-D convolution by opt->strategy (pbqp: all layers together; greedy and
+ * the baselines: layer by layer) and --force-primitive, using the costs of
+ * costs.c, and gives each tensor a layout: graph inputs, outputs
  * and every non-convolution tensor stay in the model's layout (CHW per
  * image); a convolution reading or writing another layout gets OP_LAYOUT
  * nodes (chains of the direct transforms of runtime/transforms.def, the
@@ -189,9 +190,12 @@ struct selection *sel_new(struct graph *g, const struct options *opt, const char
 void sel_free(struct selection *s);
 /* Local choice, layer by layer (greedy and the baselines). */
 void sel_choose_greedy(struct selection *s);
-/* The PBQP instance of s (a node per live node, in order): cost vectors are
- * the alternatives' costs, edges the chain costs between a producer's output
- * layout and a consumer's input layout. *n_edges (output) may be NULL. */
+/* The PBQP instance of s: PBQP node i < s->n is live node i, its cost vector
+ * the alternatives' costs plus the conversions its output needs for readers
+ * without a choice; edges carry the chain costs between a producer's output
+ * layout and a reader's input layout; nodes from s->n on are auxiliary (the
+ * set of layouts made from a tensor several readers with a choice share).
+ * *n_edges (output) may be NULL. */
 struct pbqp *sel_build_pbqp(const struct selection *s, int *n_edges);
 /* Legalised cost of the current choice: the alternatives' costs plus every
  * conversion the legalisation inserts (shared where consumers agree). */
