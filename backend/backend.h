@@ -20,4 +20,12 @@ extern const struct embedded_file rt_sources[]; /* terminated by a NULL name */
  * place only when everything succeeded, so a failure leaves nothing behind. */
 int emit_c(const struct graph *g, const struct options *opt, struct diag *d);
 
+/* The runtime text of units[n_units] (enum rt_unit numbers, as in the rt_prim
+ * and rt_transform rows) with what they need, for opt->target, preceded by
+ * the RT_FN and RT_SGEMM_ISA definitions: the kernels part of dnncc
+ * profile's harness. Returns 0, 1 when the text calls cblas_sgemm (link
+ * -lopenblas), -1 after reporting through d. */
+int emit_runtime(FILE *f, const int *units, int n_units, const struct options *opt,
+                 struct diag *d);
+
 #endif

@@ -1873,6 +1873,7 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_line(e, " * producer:     %s", g->producer && *g->producer ? cmt(p, g->producer)
 	                                                              : "(unknown)");
 	emit_line(e, " * strategy:     %s", p->opt->strategy ? p->opt->strategy : "reference");
+	emit_line(e, " * costs:        %s", cmt(p, costs_source(p->opt)));
 	emit_line(e, " * target:       %s (%s)", p->opt->target ? p->opt->target : "host",
 	          rt_isa_names[p->opt->isa]);
 	emit_line(e, " * weights:      %s, %zu bytes", weights_mode_name(p), p->weights_bytes);
@@ -2527,6 +2528,32 @@ static int close_temp(struct plan *p, struct out_file *o)
 		return -1;
 	}
 	return 0;
+}
+
+int emit_runtime(FILE *f, const int *units, int n_units, const struct options *opt,
+                 struct diag *d)
+{
+	struct plan pl = {.opt = opt, .d = d};
+	struct plan *p = &pl;
+	for (int i = 0; i < n_units; i++) {
+		if (units[i] < 0 || units[i] >= RT_UNIT_COUNT_)
+			unreachable("emit_runtime: unit number out of range");
+		p->unit_used[units[i]] = 1;
+	}
+	int rc = -1;
+	if (plan_runtime(p) == 0) {
+		struct emitter e = {.f = f};
+		emit_line(&e, "/* Runtime functions are private to this file. */");
+		emit_line(&e, "#define RT_FN static");
+		emit_line(&e, "/* The GEMM micro-kernel of the target (%s). */",
+		          opt->target ? opt->target : "host");
+		emit_line(&e, "#define RT_SGEMM_ISA %s", rt_isa_names[opt->isa]);
+		emit_blank(&e);
+		print_runtime(p, &e);
+		rc = p->uses_sgemm == 2 && opt->blas_openblas ? 1 : 0;
+	}
+	free(p->pieces);
+	return rc;
 }
 
 int emit_c(const struct graph *g, const struct options *opt, struct diag *d)

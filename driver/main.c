@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "driver/driver.h"
+#include "driver/train.h"
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 #include "passes/passes.h"
@@ -18,6 +20,7 @@
 
 #define DNNCC_USAGE                                                                       \
 	"usage: dnncc MODEL -o OUT/NAME.c [options]\n"                                    \
+	"       dnncc profile MODEL -o costs.tsv | --emit-harness DIR [options]\n"        \
 	"  MODEL is an ONNX file (.onnx) or a Caffe deploy.prototxt\n"                 \
 	"options:\n"                                                                      \
 	"  -o FILE                output C file; NAME.h (and NAME.weights.bin) go beside it\n" \
@@ -36,11 +39,21 @@
 	"                         link the generated code with -lopenblas)\n"           \
 	"  --list-primitives      print the convolution primitives and exit\n"         \
 	"  --list-transforms      print the layout transforms (DT graph edges) and exit\n" \
+	"  --costs FILE           use a measured cost table (dnncc profile writes one)\n" \
+	"  --profile              measure costs on this machine first (cached), then compile\n" \
+	"  --threads N            1 (multi-threaded code is not built yet)\n"            \
 	"  --report               print per-layer choices, their costs against every\n" \
 	"                         strategy's, and the memory plan\n"                     \
 	"  --verify-ilp           check the PBQP optimum against GLPK's ILP optimum\n"   \
 	"  --dump-pbqp FILE       write the selection's PBQP instance to FILE\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
+	"  --train ...            emit training code (dnncc --train --help)\n"          \
+	"dnncc profile takes the options that read the model, --target and --blas, and:\n" \
+	"  -o FILE                the cost table to write (TSV, see README)\n"        \
+	"  --emit-harness DIR     write the harness (harness.c, Makefile) instead of running it\n" \
+	"  --no-cache             measure everything again, refresh the cache (also --profile)\n" \
+	"  --runs N               at most N timed runs per measurement, default 15 (also\n" \
+	"                         --profile)\n"                                         \
 	"  --help, --version\n"
 
 struct pass_entry {
@@ -133,6 +146,13 @@ static void report(const struct graph *g, const struct options *opt)
 	printf("memory plan: activation arena %zu bytes (peak), %zu bytes without sharing, "
 	       "weights %zu bytes\n",
 	       g->arena_size, unshared, weights);
+	long measured, fallback;
+	costs_usage(opt, &measured, &fallback);
+	printf("costs: %s", costs_source(opt));
+	if (opt->costs)
+		printf("; %ld distinct costs from the table, %ld from the built-in model (no row)",
+		       measured, fallback);
+	printf("\n");
 }
 
 static void list_primitives(void)
@@ -217,6 +237,13 @@ int main(int argc, char **argv)
 	char *name = NULL;
 	static struct shape_override shapes[64];
 	static struct force_primitive forces[256];
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--train") == 0)
+			return train_main(argc, argv);
+	/* dnncc profile (argv[1]) takes the same options; --costs, --profile. */
+	struct profile_options prof = {0};
+	int profiling = argc > 1 && strcmp(argv[1], "profile") == 0, profile_first = 0;
+	const char *costs_path = NULL;
 
 	/* The command line goes into the generated file's header comment. */
 	size_t len = 1;
@@ -230,7 +257,7 @@ int main(int argc, char **argv)
 	}
 	opt.command_line = cmd;
 
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1 + profiling; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -251,6 +278,10 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--list-transforms") == 0) {
 			list_transforms();
 			return 0;
+		} else if (strcmp(a, "--profile") == 0) {
+			profile_first = 1;
+		} else if (strcmp(a, "--no-cache") == 0) {
+			prof.no_cache = 1;
 		} else if (a[0] == '-' && a[1] && !val) {
 			fprintf(stderr, "dnncc: option %s needs a value\n%s", a, DNNCC_USAGE);
 			return 2;
@@ -332,12 +363,27 @@ int main(int argc, char **argv)
 			forces[opt.n_force].node = strndup(val, eq - val);
 			forces[opt.n_force].primitive = eq + 1;
 			opt.n_force++;
-		} else if (strcmp(a, "--costs") == 0 || strcmp(a, "--threads") == 0) {
-			fprintf(stderr,
-			        "dnncc: option %s is not supported yet: measured cost tables and "
-			        "multi-threaded code come with later work\n",
-			        a);
-			return 2;
+		} else if (strcmp(a, "--costs") == 0) {
+			costs_path = argv[++i];
+		} else if (strcmp(a, "--emit-harness") == 0) {
+			prof.emit_harness = argv[++i];
+		} else if (strcmp(a, "--threads") == 0 || strcmp(a, "--runs") == 0) {
+			char *end;
+			errno = 0;
+			long v = strtol(argv[++i], &end, 10);
+			if (end == val || *end || errno || v < 1 || v > 100000) {
+				fprintf(stderr, "dnncc: %s %s: expected a positive count\n", a, val);
+				return 2;
+			}
+			if (a[2] == 'r') {
+				prof.runs = (int)v;
+			} else if (v != 1) {
+				fprintf(stderr,
+				        "dnncc: --threads %s: multi-threaded code is not built yet; generated "
+				        "code and dnncc profile are single-threaded (--threads 1)\n",
+				        val);
+				return 2;
+			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "dnncc: unknown option %s\n%s", a, DNNCC_USAGE);
 			return 2;
@@ -356,6 +402,33 @@ int main(int argc, char **argv)
 	if (!opt.strategy)
 		opt.strategy = "pbqp";
 	opt.isa = target_isa(opt.target);
+	if (profiling) {
+		if (!opt.model || !opt.output == !prof.emit_harness) {
+			fprintf(stderr, "dnncc profile: give a model and either -o FILE or --emit-harness "
+			                "DIR\n%s",
+			        DNNCC_USAGE);
+			return 2;
+		}
+		if (costs_path || profile_first) {
+			fprintf(stderr, "dnncc profile: %s is a compile option\n",
+			        costs_path ? "--costs" : "--profile");
+			return 2;
+		}
+		return profile_command(&opt, &prof);
+	}
+	if (prof.emit_harness) {
+		fprintf(stderr, "dnncc: --emit-harness is an option of dnncc profile\n");
+		return 2;
+	}
+	if (!profile_first && (prof.runs || prof.no_cache)) {
+		fprintf(stderr, "dnncc: %s measures costs: use it with --profile or dnncc profile\n",
+		        prof.runs ? "--runs" : "--no-cache");
+		return 2;
+	}
+	if (costs_path && profile_first) {
+		fprintf(stderr, "dnncc: --costs and --profile exclude each other\n");
+		return 2;
+	}
 	if (!opt.model || !opt.output) {
 		fputs(DNNCC_USAGE, stderr);
 		return 2;
@@ -365,7 +438,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	opt.name = name ? name : c_identifier(opt.output);
+	struct cost_table *costs = NULL;
+	if (costs_path || profile_first) {
+		struct diag d;
+		diag_init(&d, opt.model, stderr);
+		costs = costs_path ? cost_table_read(costs_path, &d) : profile_costs(&opt, &prof, &d);
+		if (!costs)
+			return 1;
+		profile_check_target(costs, costs_path ? costs_path : "the profile", &opt, &d);
+		opt.costs = costs;
+	}
 	int rc = compile(&opt);
+	cost_table_free(costs);
 	free(cmd);
 	return rc;
 }

@@ -128,7 +128,14 @@ enum layout {
 	X(OP_SLICE, "Slice")                           \
 	X(OP_CONSTANT_OF_SHAPE, "ConstantOfShape")      \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
-	X(OP_LAYOUT, "dnncc.LayoutTransform")
+	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
+	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \
+	X(OP_ACT_GRAD, "dnncc.ActivationGrad")                            \
+	X(OP_SOFTMAX_GRAD, "dnncc.SoftmaxGrad")                           \
+	X(OP_BIAS_GRAD, "dnncc.BiasGrad")                                 \
+	X(OP_SOFTMAX_CE, "dnncc.SoftmaxCrossEntropy")                     \
+	X(OP_MSE, "dnncc.MeanSquaredError")                               \
+	X(OP_OPTIMIZER_STEP, "dnncc.OptimizerStep")
 
 enum op {
 #define X(e, s) e,

@@ -1817,6 +1817,12 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_SLICE: return infer_slice(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
 	case OP_LAYOUT: break; /* inserted later, by select */
+	case OP_ACT_GRAD:
+	case OP_SOFTMAX_GRAD:
+	case OP_BIAS_GRAD:
+	case OP_SOFTMAX_CE:
+	case OP_MSE:
+	case OP_OPTIMIZER_STEP: break; /* appended later, by autodiff (--train) */
 	case OP_COUNT_: break;
 	}
 	unreachable("infer_node: unknown op");

@@ -7,6 +7,7 @@
 #include "ir/ir.h"
 
 struct cost_table;
+struct train_options;
 
 enum weights_mode {
 	WEIGHTS_AUTO,   /* C array for small weight sets, .incbin for large ones */
@@ -49,6 +50,7 @@ struct options {
 	                                   NULL: the built-in model (cost_model.c); not owned */
 	int verify_ilp;                /* --verify-ilp: cross-check the PBQP optimum with GLPK */
 	const char *dump_pbqp;         /* --dump-pbqp FILE: write the PBQP instance (pbqp_write) */
+	const struct train_options *train; /* --train (passes/train.h); NULL: inference */
 };
 
 /* ---- infer_shapes.c ---------------------------------------------------------
@@ -229,6 +231,40 @@ void cost_table_free(struct cost_table *t);
 /* A one-line description of where costs come from, for --report and the
  * generated file's header ("built-in model", or the table's path and machine). */
 const char *costs_source(const struct options *opt);
+/* Distinct lookups selection made in opt->costs so far: answered by a row
+ * (*measured) and fallen back to the built-in model (*fallback). */
+void costs_usage(const struct options *opt, long *measured, long *fallback);
+/* Scenario keys (the table's third column): a convolution layer, and the
+ * N,C,H,W of a transformed tensor. */
+void costs_conv_key(const struct rt_conv2d *p, char *buf, size_t size);
+void costs_shape_key(int N, int C, int H, int W, char *buf, size_t size);
+/* Tables built in memory (dnncc profile): rows, header, writing. */
+enum cost_header {
+	COST_HDR_MACHINE, COST_HDR_ISA, COST_HDR_COMPILER, COST_HDR_FLAGS,
+	COST_HDR_THREADS, COST_HDR_VERSION, COST_HDR_DATE, COST_HDR_COUNT_
+};
+struct cost_row {
+	int transform;       /* 0: prim row, 1: transform row */
+	char *row;           /* primitive or transform name */
+	char *key;           /* canonical scenario key */
+	double median_us, min_us, max_us;
+	int runs;
+	int line;            /* line in the file read, 0 if built in memory */
+};
+struct cost_table *cost_table_new(void);
+/* Copies r in; NULL (and nothing added) when its (kind, row, key) is there. */
+const struct cost_row *cost_table_add(struct cost_table *t, const struct cost_row *r);
+const struct cost_row *cost_table_find(const struct cost_table *t, int transform,
+                                       const char *row, const char *key);
+size_t cost_table_n_rows(const struct cost_table *t);
+const struct cost_row *cost_table_row(const struct cost_table *t, size_t i);
+void cost_table_set_header(struct cost_table *t, enum cost_header h, const char *value);
+const char *cost_table_header(const struct cost_table *t, enum cost_header h);
+void cost_table_set_path(struct cost_table *t, const char *path); /* for costs_source */
+/* Prints the table in the documented format; writes it to path through a
+ * temporary renamed into place (nothing left behind on failure). */
+int cost_table_print(const struct cost_table *t, FILE *f);
+int cost_table_write(const struct cost_table *t, const char *path, struct diag *d);
 
 /* ---- pbqp.c -------------------------------------------------------------------
  * Partitioned boolean quadratic programming (Scholz & Eckstein; as used for

@@ -123,3 +123,13 @@ tests_test_select_SOURCES = tests/test_select.c
 tests_test_select_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_select_LDADD = $(TEST_LDADD)
 endif
+# Measured costs (issue 8): the cost table reader, and dnncc profile end to
+# end (profile, cache, --costs picking from the table, --emit-harness).
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_costs
+tests_test_costs_SOURCES = tests/test_costs.c
+tests_test_costs_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_costs_LDADD = $(TEST_LDADD)
+endif
+TESTS += tests/profile.sh
+dist_noinst_SCRIPTS += tests/profile.sh

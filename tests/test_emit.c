@@ -1389,6 +1389,7 @@ Test(emit_files, c_file_layout)
 		"model file:   models/test.onnx",
 		"producer:     test_emit 1.0",
 		"strategy:     reference",
+		"costs:        built-in cost model",
 		"weights:      c-array",
 		"#include \"net.h\"",
 		"#define RT_FN static",

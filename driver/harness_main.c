@@ -1,0 +1,239 @@
+/* ---- harness_main.c: the fixed part of the profiling harness ---- */
+/* (dnncc's driver/harness_main.c, copied after the runtime and the case
+ * table above, which define struct hcase, cases[], n_cases, harness_isa and
+ * harness_version.)
+ *
+ * For every case: buffers of the sizes the table gives, filled with random
+ * floats in [-1, 1]; one warm-up call, which also sets how many calls make
+ * one timed sample (enough for about 20 us, so the clock's resolution does
+ * not matter); then up to --runs samples, fewer when a case would take more
+ * than --budget-ms; prints the median, minimum and maximum per call. */
+
+#define HARNESS_SAMPLE_US 20.0
+
+#ifndef HARNESS_CFLAGS
+#define HARNESS_CFLAGS "unknown (build with -DHARNESS_CFLAGS='\"...\"')"
+#endif
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* 64-byte aligned floats (at least one), or exits. */
+static float *alloc_floats(size_t n)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, 64, (n ? n : 1) * sizeof(float)) != 0) {
+		fprintf(stderr, "harness: out of memory (%lu floats)\n", (unsigned long)n);
+		exit(1);
+	}
+	return (float *)p;
+}
+
+static void fill_random(float *v, size_t n, unsigned long long *state)
+{
+	for (size_t i = 0; i < n; i++) {
+		*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+		v[i] = (float)((*state >> 40) & 0xffffff) / (float)0x800000 - 1.0f;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The CPU model as /proc/cpuinfo names it (as dnncc itself reads it). */
+static void cpu_model(char *buf, size_t size)
+{
+	static const char *const keys[] = {"model name", "Model", "Hardware", "cpu model", "CPU part"};
+	char found[5][256];
+	char line[512];
+	int k;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	for (k = 0; k < 5; k++)
+		found[k][0] = '\0';
+	while (f && fgets(line, sizeof line, f)) {
+		for (k = 0; k < 5; k++) {
+			size_t n = strlen(keys[k]);
+			const char *v = line + n;
+			if (found[k][0] || strncmp(line, keys[k], n) != 0)
+				continue;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (*v++ != ':')
+				continue;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			snprintf(found[k], sizeof found[k], "%.*s", (int)strcspn(v, "\r\n"), v);
+		}
+	}
+	if (f)
+		fclose(f);
+	for (k = 0; k < 5; k++)
+		if (found[k][0]) {
+			snprintf(buf, size, "%s", found[k]);
+			return;
+		}
+	snprintf(buf, size, "unknown CPU");
+}
+
+static void call_case(const struct hcase *c, const float *x, const float *w, const float *b,
+                      float *y, float *ws)
+{
+	if (c->conv)
+		c->conv(c->p, c->variant, x, w, b, y, ws);
+	else
+		c->layout(c->N, c->C, c->H, c->W, x, y);
+}
+
+/* Times case c: fills med/min/max (us per call), returns the samples taken. */
+static int time_case(const struct hcase *c, int max_runs, double budget_us, double *med,
+                     double *lo, double *hi, unsigned long long *seed)
+{
+	float *x = alloc_floats(c->x), *w = alloc_floats(c->w), *b = alloc_floats(c->b);
+	float *y = alloc_floats(c->y), *ws = alloc_floats(c->ws);
+	double *t = (double *)malloc((size_t)max_runs * sizeof *t);
+	double t0, one;
+	long inner, k;
+	int runs, r;
+	if (!t) {
+		fprintf(stderr, "harness: out of memory\n");
+		exit(1);
+	}
+	fill_random(x, c->x, seed);
+	fill_random(w, c->w, seed);
+	fill_random(b, c->b, seed);
+	memset(y, 0, c->y * sizeof *y);
+	if (c->ws)
+		memset(ws, 0, c->ws * sizeof *ws);
+	t0 = now_us();
+	call_case(c, x, w, c->b ? b : NULL, y, c->ws ? ws : NULL);
+	one = now_us() - t0;
+	inner = one >= HARNESS_SAMPLE_US ? 1 : (long)(HARNESS_SAMPLE_US / (one > 0.01 ? one : 0.01)) + 1;
+	if (inner > 100000)
+		inner = 100000;
+	runs = max_runs;
+	if (one * inner * runs > budget_us) {
+		runs = (int)(budget_us / (one * inner));
+		if (runs < 3)
+			runs = 3;
+		if (runs > max_runs)
+			runs = max_runs;
+	}
+	for (r = 0; r < runs; r++) {
+		t0 = now_us();
+		for (k = 0; k < inner; k++)
+			call_case(c, x, w, c->b ? b : NULL, y, c->ws ? ws : NULL);
+		t[r] = (now_us() - t0) / (double)inner;
+	}
+	qsort(t, (size_t)runs, sizeof *t, cmp_double);
+	*med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+	*lo = t[0];
+	*hi = t[runs - 1];
+	free(t);
+	free(x);
+	free(w);
+	free(b);
+	free(y);
+	free(ws);
+	return runs;
+}
+
+/* Progress on stderr: a bar redrawn in place on a terminal, a plain line per
+ * tenth of the work otherwise. Work is weighted by dnncc's estimates. */
+static void progress(int done, double done_est, double total_est, double elapsed_us, int tty,
+                     int *last_tenth)
+{
+	double frac = total_est > 0 ? done_est / total_est : (double)done / n_cases;
+	double eta = frac > 0 ? elapsed_us * (1 - frac) / frac * 1e-6 : 0;
+	int tenth = (int)(frac * 10);
+	if (frac > 1)
+		frac = 1;
+	if (tty) {
+		char bar[31];
+		int i, fill = (int)(frac * 30);
+		for (i = 0; i < 30; i++)
+			bar[i] = i < fill ? '#' : '.';
+		bar[30] = '\0';
+		fprintf(stderr, "\rprofiling [%s] %d/%d cases, %3.0f%%, ETA %dm%02ds \033[K", bar, done,
+		        n_cases, 100 * frac, (int)eta / 60, (int)eta % 60);
+		if (done == n_cases)
+			fputc('\n', stderr);
+	} else if (tenth > *last_tenth || done == n_cases) {
+		*last_tenth = tenth;
+		fprintf(stderr, "profiling: %d/%d cases, %.0f%%, ETA %dm%02ds\n", done, n_cases,
+		        100 * frac, (int)eta / 60, (int)eta % 60);
+	}
+	fflush(stderr);
+}
+
+int main(int argc, char **argv)
+{
+	int max_runs = 15, i, tty = isatty(2), last_tenth = 0;
+	double budget_us = 100e3, total_est = 0, done_est = 0, start;
+	unsigned long long seed = 12345;
+	char machine[256], date[64];
+	time_t now = time(NULL);
+	for (i = 1; i < argc; i++) {
+		char *end = NULL;
+		long v = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+		if (strcmp(argv[i], "--runs") == 0 && end && !*end && v >= 1 && v <= 100000) {
+			max_runs = (int)v;
+			i++;
+		} else if (strcmp(argv[i], "--budget-ms") == 0 && end && !*end && v >= 1) {
+			budget_us = v * 1e3;
+			i++;
+		} else {
+			fprintf(stderr, "usage: %s [--runs N] [--budget-ms T] > costs.tsv\n"
+			                "  --runs N        at most N timed samples per case (default 15)\n"
+			                "  --budget-ms T   fewer samples (at least 3) when a case would "
+			                "take longer than T ms (default 100)\n",
+			        argv[0]);
+			return 2;
+		}
+	}
+	cpu_model(machine, sizeof machine);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	printf("# dnncc cost table: microseconds per call (format: passes/costs.c)\n");
+	printf("# machine: %s\n", machine);
+	printf("# isa: %s\n", harness_isa);
+#ifdef __VERSION__
+#ifdef __clang__
+	printf("# compiler: clang %s\n", __VERSION__);
+#elif defined(__GNUC__)
+	printf("# compiler: gcc %s\n", __VERSION__);
+#else
+	printf("# compiler: %s\n", __VERSION__);
+#endif
+#else
+	printf("# compiler: unknown C compiler\n");
+#endif
+	printf("# flags: %s\n", HARNESS_CFLAGS);
+	printf("# threads: 1\n");
+	printf("# dnncc: %s\n", harness_version);
+	printf("# date: %s\n", date);
+	printf("# kind\trow\tkey\tmedian_us\tmin_us\tmax_us\truns\n");
+	fflush(stdout);
+	for (i = 0; i < n_cases; i++)
+		total_est += cases[i].estimate_us;
+	start = now_us();
+	for (i = 0; i < n_cases; i++) {
+		const struct hcase *c = &cases[i];
+		double med, lo, hi;
+		int runs = time_case(c, max_runs, budget_us, &med, &lo, &hi, &seed);
+		printf("%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", c->kind, c->row, c->key, med, lo, hi, runs);
+		fflush(stdout); /* a crash in the next case leaves this row readable */
+		done_est += c->estimate_us;
+		progress(i + 1, done_est, total_est, now_us() - start, tty, &last_tenth);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "harness: cannot write the table\n");
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,780 @@
+/* profile.c - `dnncc profile` and --profile: measured costs for a model on
+ * this machine (DESIGN.md §2 "Cost table"; the table's format is in
+ * passes/costs.c).
+ *
+ * 1. Cases. The model goes through its frontend, shape inference and
+ *    canonicalisation, as in a compile. Every distinct convolution layer (a
+ *    scenario: struct rt_conv2d as selection sees it) gets one case per
+ *    primitive row whose predicate accepts it, and every distinct N,C,H,W of
+ *    a 3-D/4-D activation gets one case per layout transform. The cost key of
+ *    each case is costs.c's, so what is measured is what selection looks up.
+ * 2. Cache. Cases already in this machine's cache file are not measured
+ *    again. The cache is a cost table per (CPU model, target ISA, compiler,
+ *    flags, dnncc version, BLAS), in $DNNCC_CACHE_DIR, else
+ *    $XDG_CACHE_HOME/dnncc, else ~/.cache/dnncc, named costs-HASH.tsv.
+ * 3. Harness. The missing cases become one self-contained C99 program: the
+ *    runtime units they call, copied by the emitter exactly as generated
+ *    code gets them (emit_runtime), a table of cases with literal
+ *    parameters and buffer sizes, and the fixed driver of harness_main.c
+ *    (timing, statistics, progress). Weights are random: a primitive's
+ *    packed weights (Winograd U, FFT spectra, blocked matrices) are filled
+ *    with random floats of the packed size, since the values do not change
+ *    how long a kernel runs, which keeps the harness small enough to carry
+ *    to another board. dnncc builds it with $CC (default cc) -std=c99 -O2,
+ *    runs it and reads its standard output, a cost table. A target this
+ *    machine cannot run is refused (--emit-harness is the way to measure
+ *    it); a harness that crashes is reported with the case it was timing
+ *    (it flushes each row as it goes).
+ * 4. The table written holds exactly the model's cases; the cache gains the
+ *    measured ones. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "driver/driver.h"
+#include "frontend/frontend.h"
+#include "runtime/primitives.h"
+#include "runtime/sgemm.h"
+
+#define DEFAULT_RUNS 15
+#define HARNESS_CFLAGS "-std=c99 -O2"
+
+static const char *const isa_names[] = {
+	"RT_SGEMM_ISA_C", "RT_SGEMM_ISA_AVX2", "RT_SGEMM_ISA_AVX512", "RT_SGEMM_ISA_NEON",
+};
+
+/* One measurement: a primitive on a scenario or a transform on a shape. */
+struct pcase {
+	int transform;      /* 0: rt_prims[row], 1: rt_transforms[row] */
+	int row;
+	int scenario;       /* prim: index into profile.scenarios */
+	int N, C, H, W;     /* transform: the tensor */
+	char key[256];      /* costs.c's scenario key */
+	double estimate_us; /* the built-in model's guess, weights the progress ETA */
+};
+
+struct profile {
+	const struct options *opt;
+	struct diag *d;
+	int n_scenarios;
+	struct rt_conv2d *scenarios;
+	int n_cases, cap_cases;
+	struct pcase *cases;
+	char machine[256];
+	char compiler[256];
+	char isa[128];
+};
+
+static void add_case(struct profile *pr, const struct pcase *c)
+{
+	for (int i = 0; i < pr->n_cases; i++)
+		if (pr->cases[i].transform == c->transform && pr->cases[i].row == c->row &&
+		    strcmp(pr->cases[i].key, c->key) == 0)
+			return;
+	if (pr->n_cases == pr->cap_cases) {
+		pr->cap_cases = pr->cap_cases ? 2 * pr->cap_cases : 64;
+		pr->cases = xrealloc(pr->cases, pr->cap_cases * sizeof *pr->cases);
+	}
+	pr->cases[pr->n_cases++] = *c;
+}
+
+static void add_scenario(struct profile *pr, const struct rt_conv2d *p)
+{
+	char key[256];
+	costs_conv_key(p, key, sizeof key);
+	for (int i = 0; i < pr->n_scenarios; i++) {
+		char k2[256];
+		costs_conv_key(&pr->scenarios[i], k2, sizeof k2);
+		if (strcmp(key, k2) == 0)
+			return;
+	}
+	pr->scenarios = xrealloc(pr->scenarios, (pr->n_scenarios + 1) * sizeof *pr->scenarios);
+	int s = pr->n_scenarios++;
+	pr->scenarios[s] = *p;
+	for (int i = 0; i < rt_n_prims; i++) {
+		const struct rt_prim *r = &rt_prims[i];
+		if (!r->applies(p, r->variant))
+			continue;
+		struct pcase c = {.transform = 0, .row = i, .scenario = s};
+		snprintf(c.key, sizeof c.key, "%s", key);
+		c.estimate_us = cost_primitive_us(r, p);
+		add_case(pr, &c);
+	}
+}
+
+static void add_shape(struct profile *pr, const struct tensor *t)
+{
+	if (!t || t->data || (t->rank != 3 && t->rank != 4))
+		return;
+	struct pcase c = {.transform = 1};
+	c.N = (int)t->dims[0];
+	c.C = (int)t->dims[1];
+	c.H = t->rank == 4 ? (int)t->dims[2] : 1;
+	c.W = (int)t->dims[t->rank - 1];
+	costs_shape_key(c.N, c.C, c.H, c.W, c.key, sizeof c.key);
+	for (int i = 0; i < rt_n_transforms; i++) {
+		c.row = i;
+		c.estimate_us = cost_transform_us(&rt_transforms[i], c.N, c.C, c.H, c.W);
+		add_case(pr, &c);
+	}
+}
+
+/* Step 1: the model's scenarios and tensor shapes, as selection will see them. */
+static int find_cases(struct profile *pr)
+{
+	const struct options *opt = pr->opt;
+	struct diag *d = pr->d;
+	size_t n = strlen(opt->model);
+	struct graph *g = n > 9 && strcmp(opt->model + n - 9, ".prototxt") == 0
+	                          ? caffe_read(opt->model, opt, d)
+	                          : onnx_read(opt->model, opt, d);
+	if (!g || d->errors || ir_verify(g, "frontend", 0, d) ||
+	    pass_infer_shapes(g, opt, d) || d->errors || ir_verify(g, "infer_shapes", 1, d) ||
+	    pass_canonicalize(g, opt, d) || d->errors || ir_verify(g, "canonicalize", 1, d)) {
+		ir_graph_free(g);
+		return -1;
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *nd = g->nodes[i];
+		if (nd->dead)
+			continue;
+		struct rt_conv2d p;
+		if (nd->op == OP_CONV && pass_conv_params(nd, opt->isa, &p) == 0)
+			add_scenario(pr, &p);
+	}
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *nd = g->nodes[i];
+		if (nd->dead)
+			continue;
+		for (int k = 0; k < nd->n_inputs; k++)
+			add_shape(pr, nd->inputs[k]);
+		for (int k = 0; k < nd->n_outputs; k++)
+			add_shape(pr, nd->outputs[k]);
+	}
+	ir_graph_free(g);
+	return 0;
+}
+
+/* ---- this machine ------------------------------------------------------------ */
+
+/* The CPU model as /proc/cpuinfo names it (x86 "model name"; Arm "Hardware",
+ * "Model" or "CPU part"), else "unknown CPU". */
+static void cpu_model(char *buf, size_t size)
+{
+	static const char *const keys[] = {"model name", "Model", "Hardware", "cpu model", "CPU part"};
+	char found[5][256] = {{0}};
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	while (f && fgets(line, sizeof line, f)) {
+		for (int k = 0; k < 5; k++) {
+			size_t n = strlen(keys[k]);
+			if (found[k][0] || strncmp(line, keys[k], n) != 0)
+				continue;
+			const char *v = line + n;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (*v++ != ':')
+				continue;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			snprintf(found[k], sizeof found[k], "%.*s", (int)strcspn(v, "\r\n"), v);
+		}
+	}
+	if (f)
+		fclose(f);
+	for (int k = 0; k < 5; k++)
+		if (found[k][0]) {
+			snprintf(buf, size, "%s", found[k]);
+			return;
+		}
+	snprintf(buf, size, "unknown CPU");
+}
+
+static const char *cc_command(void)
+{
+	const char *cc = getenv("CC");
+	return cc && *cc ? cc : "cc";
+}
+
+/* The first line `$CC --version` prints, which names the compiler. */
+static int compiler_id(char *buf, size_t size, struct diag *d)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "%s --version 2>/dev/null", cc_command());
+	FILE *p = popen(cmd, "r");
+	buf[0] = '\0';
+	if (p) {
+		if (fgets(buf, (int)size, p))
+			buf[strcspn(buf, "\r\n")] = '\0';
+		while (fgetc(p) != EOF)
+			;
+		int st = pclose(p);
+		if (st != 0)
+			buf[0] = '\0';
+	}
+	if (!buf[0]) {
+		diag_error(d, NULL, "cannot run the C compiler '%s' (set CC to a working compiler)",
+		           cc_command());
+		return -1;
+	}
+	return 0;
+}
+
+static void fill_header(struct profile *pr, struct cost_table *t)
+{
+	char date[64];
+	time_t now = time(NULL);
+	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	cost_table_set_header(t, COST_HDR_MACHINE, pr->machine);
+	cost_table_set_header(t, COST_HDR_ISA, pr->isa);
+	cost_table_set_header(t, COST_HDR_COMPILER, pr->compiler);
+	cost_table_set_header(t, COST_HDR_FLAGS, HARNESS_CFLAGS);
+	cost_table_set_header(t, COST_HDR_THREADS, "1");
+	cost_table_set_header(t, COST_HDR_VERSION, PACKAGE_VERSION);
+	cost_table_set_header(t, COST_HDR_DATE, date);
+}
+
+/* ---- the harness ----------------------------------------------------------------- */
+
+static size_t conv_weights(const struct rt_prim *r, const struct rt_conv2d *p)
+{
+	if (r->packed)
+		return r->packed(p, r->variant);
+	return (size_t)p->M * (p->C / p->group) * p->kH * p->kW;
+}
+
+/* Writes the harness for cases[n] to f: header comment, runtime, cases,
+ * driver. Returns 0, -1 after reporting. *openblas is set when the runtime
+ * calls cblas_sgemm. */
+static int write_harness(struct profile *pr, FILE *f, const int *which, int n, int *openblas)
+{
+	const struct options *opt = pr->opt;
+	int n_prims = 0, n_xforms = 0, n_layers = 0;
+	int *used = xcalloc(pr->n_scenarios ? pr->n_scenarios : 1, sizeof *used);
+	for (int i = 0; i < n; i++) {
+		const struct pcase *c = &pr->cases[which[i]];
+		if (c->transform) {
+			n_xforms++;
+		} else {
+			n_prims++;
+			n_layers += !used[c->scenario];
+			used[c->scenario] = 1;
+		}
+	}
+	/* the model's path, safe inside a comment */
+	char model[512];
+	snprintf(model, sizeof model, "%s", opt->model);
+	for (char *m = model; *m; m++)
+		if ((m[0] == '*' && m[1] == '/') || (unsigned char)*m < 0x20)
+			*m = '?';
+	fprintf(f,
+	        "/* harness.c - dnncc %s profiling harness for %s, target %s; generated, do not "
+	        "edit.\n"
+	        " *\n"
+	        " * Times %d (primitive, layer) pairs on %d convolution layers and %d\n"
+	        " * (layout transform, shape) pairs, single-threaded, and prints a dnncc\n"
+	        " * cost table (format: dnncc's passes/costs.c) on standard output;\n"
+	        " * progress goes to standard error. Weights and inputs are random:\n"
+	        " * values do not change how long a kernel runs.\n"
+	        " *\n"
+	        " * Build: cc -std=c99 -O2 -DHARNESS_CFLAGS='\"-std=c99 -O2\"' -o harness "
+	        "harness.c -lm%s\n"
+	        " * Run:   ./harness [--runs N] [--budget-ms T] > costs.tsv\n"
+	        " * Use:   dnncc MODEL -o NAME.c --costs costs.tsv */\n"
+	        "#define _POSIX_C_SOURCE 200112L\n"
+	        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+	        "#include <time.h>\n#include <unistd.h>\n\n",
+	        PACKAGE_VERSION, model, opt->target, n_prims, n_layers, n_xforms,
+	        opt->blas_openblas ? " -lopenblas" : "");
+	/* the runtime units the cases call */
+	int *units = xmalloc((n ? n : 1) * sizeof *units);
+	for (int i = 0; i < n; i++) {
+		const struct pcase *c = &pr->cases[which[i]];
+		units[i] = c->transform ? rt_transforms[c->row].unit : rt_prims[c->row].unit;
+	}
+	int rc = emit_runtime(f, units, n, opt, pr->d);
+	free(units);
+	if (rc < 0) {
+		free(used);
+		return -1;
+	}
+	*openblas = rc == 1;
+	/* the layers, once each */
+	fprintf(f, "/* ---- the cases ---- */\n");
+	for (int s = 0; s < pr->n_scenarios; s++) {
+		if (!used[s])
+			continue;
+		const struct rt_conv2d *p = &pr->scenarios[s];
+		fprintf(f,
+		        "static const struct rt_conv2d layer%d = {%d, %d, %d, %d, %d, %d, %d, %d, %d, "
+		        "%d, %d, %d, %d, %d, %d, %d, %d, %a, %a, %s};\n",
+		        s, p->N, p->C, p->H, p->W, p->M, p->oH, p->oW, p->kH, p->kW, p->sH, p->sW,
+		        p->dH, p->dW, p->padT, p->padL, p->group, p->act, (double)p->alpha,
+		        (double)p->beta, isa_names[p->isa]);
+	}
+	free(used);
+	fprintf(f, "\n"
+	           "typedef void conv_fn(const struct rt_conv2d *p, int variant, const float *x,\n"
+	           "                     const float *w, const float *b, float *y, float *ws);\n"
+	           "typedef void layout_fn(int N, int C, int H, int W, const float *x, float *y);\n"
+	           "\n"
+	           "/* One measurement; sizes in floats. */\n"
+	           "struct hcase {\n"
+	           "\tconst char *kind, *row, *key; /* the cost table's first three columns */\n"
+	           "\tconv_fn *conv;                /* a primitive on *p, or */\n"
+	           "\tlayout_fn *layout;            /* a transform of N x C x H x W */\n"
+	           "\tconst struct rt_conv2d *p;\n"
+	           "\tint variant;\n"
+	           "\tint N, C, H, W;\n"
+	           "\tsize_t x, w, b, y, ws;         /* input, weights (packed), bias, output, "
+	           "workspace */\n"
+	           "\tdouble estimate_us;            /* dnncc's model, for the progress ETA */\n"
+	           "};\n\n"
+	           "static const struct hcase cases[] = {\n");
+	for (int i = 0; i < n; i++) {
+		const struct pcase *c = &pr->cases[which[i]];
+		if (c->transform) {
+			const struct rt_transform *t = &rt_transforms[c->row];
+			fprintf(f,
+			        "\t{\"transform\", \"%s\", \"%s\", 0, %s, 0, 0, %d, %d, %d, %d, %zu, 0, 0, "
+			        "%zu, 0, %.6g},\n",
+			        t->name, c->key, t->run_name, c->N, c->C, c->H, c->W,
+			        (size_t)c->N * rt_layout_size(t->from, c->C, c->H, c->W),
+			        (size_t)c->N * rt_layout_size(t->to, c->C, c->H, c->W), isfinite(c->estimate_us) ? c->estimate_us : 0.0);
+		} else {
+			const struct rt_prim *r = &rt_prims[c->row];
+			const struct rt_conv2d *p = &pr->scenarios[c->scenario];
+			fprintf(f,
+			        "\t{\"prim\", \"%s\", \"%s\", %s, 0, &layer%d, %d, 0, 0, 0, 0, %zu, %zu, %d, "
+			        "%zu, %zu, %.6g},\n",
+			        r->name, c->key, r->run_name, c->scenario, r->variant,
+			        (size_t)p->N * rt_layout_size(r->in, p->C, p->H, p->W), conv_weights(r, p),
+			        p->M, (size_t)p->N * rt_layout_size(r->out, p->M, p->oH, p->oW),
+			        r->ws(p, r->variant), isfinite(c->estimate_us) ? c->estimate_us : 0.0);
+		}
+	}
+	fprintf(f, "};\n"
+	           "static const int n_cases = (int)(sizeof cases / sizeof cases[0]);\n"
+	           "static const char harness_isa[] = \"%s\";\n"
+	           "static const char harness_version[] = \"%s\";\n\n",
+	           pr->isa, PACKAGE_VERSION);
+	/* the fixed driver */
+	const struct embedded_file *m = &harness_sources[0];
+	fwrite(m->text, 1, m->size, f);
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- running it ---------------------------------------------------------------- */
+
+static int run_shell(const char *cmd)
+{
+	int st = system(cmd);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+/* Removes the temporary folder and whatever the compiler left in it. */
+static void remove_dir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	while (dp && (e = readdir(dp))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char path[8192];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (dp)
+		closedir(dp);
+	rmdir(dir);
+}
+
+/* Builds and runs the harness for cases which[n]; the measured table, or
+ * NULL after reporting. */
+static struct cost_table *measure(struct profile *pr, const int *which, int n, int runs)
+{
+	struct diag *d = pr->d;
+	const char *tmpdir = getenv("TMPDIR");
+	char dir[4096], src[4200], exe[4200], out[4200], cmd[16384];
+	snprintf(dir, sizeof dir, "%s/dnncc-profile-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir)) {
+		diag_error(d, NULL, "cannot create a temporary folder %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	snprintf(src, sizeof src, "%s/harness.c", dir);
+	snprintf(exe, sizeof exe, "%s/harness", dir);
+	snprintf(out, sizeof out, "%s/costs.tsv", dir);
+	struct cost_table *t = NULL;
+	int openblas = 0;
+	FILE *f = fopen(src, "w");
+	if (!f) {
+		diag_error(d, NULL, "cannot create %s: %s", src, strerror(errno));
+		goto out;
+	}
+	int bad = write_harness(pr, f, which, n, &openblas);
+	if (fclose(f) != 0 || bad) {
+		if (!d->errors)
+			diag_error(d, NULL, "cannot write %s: %s", src, strerror(errno));
+		goto out;
+	}
+	snprintf(cmd, sizeof cmd, "%s %s -DHARNESS_CFLAGS='\"%s\"' -o '%s' '%s' -lm%s", cc_command(),
+	         HARNESS_CFLAGS, HARNESS_CFLAGS, exe, src, openblas ? " -lopenblas" : "");
+	fprintf(stderr, "dnncc profile: building the harness for %d cases (%s)\n", n, cc_command());
+	if (run_shell(cmd) != 0) {
+		diag_error(d, NULL, "the profiling harness did not build (%s); the compiler's messages "
+		           "are above",
+		           cmd);
+		goto out;
+	}
+	snprintf(cmd, sizeof cmd, "'%s' --runs %d > '%s'", exe, runs, out);
+	int st = run_shell(cmd);
+	if (st != 0) {
+		/* the harness flushes each row: the first case without one failed */
+		int done = 0;
+		FILE *o = fopen(out, "r");
+		char line[1024];
+		while (o && fgets(line, sizeof line, o))
+			done += line[0] != '#';
+		if (o)
+			fclose(o);
+		const struct pcase *c = done < n ? &pr->cases[which[done]] : NULL;
+		if (st < 0 || st > 128)
+			diag_error(d, NULL, "the profiling harness was interrupted or crashed%s%s%s%s",
+			           c ? " measuring " : "",
+			           c ? (c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name)
+			             : "",
+			           c ? " on " : "", c ? c->key : "");
+		else
+			diag_error(d, NULL, "the profiling harness failed (exit status %d)%s%s%s%s", st,
+			           c ? " measuring " : "",
+			           c ? (c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name)
+			             : "",
+			           c ? " on " : "", c ? c->key : "");
+		goto out;
+	}
+	t = cost_table_read(out, d);
+	if (t && (int)cost_table_n_rows(t) != n) {
+		diag_error(d, NULL, "internal error: the harness printed %zu rows for %d cases",
+		           cost_table_n_rows(t), n);
+		cost_table_free(t);
+		t = NULL;
+	}
+out:
+	remove_dir(dir);
+	return t;
+}
+
+/* ---- the cache ---------------------------------------------------------------- */
+
+/* $DNNCC_CACHE_DIR, $XDG_CACHE_HOME/dnncc or ~/.cache/dnncc, created; NULL
+ * (after a warning) when there is none. */
+static char *cache_dir(struct diag *d)
+{
+	const char *env = getenv("DNNCC_CACHE_DIR");
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char path[4096];
+	if (env && *env)
+		snprintf(path, sizeof path, "%s", env);
+	else if (xdg && *xdg)
+		snprintf(path, sizeof path, "%s/dnncc", xdg);
+	else if (home && *home)
+		snprintf(path, sizeof path, "%s/.cache/dnncc", home);
+	else {
+		diag_warning(d, NULL, "no cache folder (set DNNCC_CACHE_DIR or HOME): measuring "
+		                      "everything, caching nothing");
+		return NULL;
+	}
+	/* mkdir -p */
+	for (char *s = path + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			diag_warning(d, NULL, "cannot create the cache folder %s: %s (caching nothing)",
+			             path, strerror(errno));
+			return NULL;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	return xstrdup(path);
+}
+
+static char *cache_path(struct profile *pr, const char *dir)
+{
+	char id[2048];
+	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s", pr->machine, pr->isa, pr->compiler,
+	         HARNESS_CFLAGS, PACKAGE_VERSION, pr->opt->blas_openblas ? "openblas" : "own");
+	uint64_t h = 1469598103934665603ull;
+	for (const char *s = id; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	size_t n = strlen(dir) + 64;
+	char *p = xmalloc(n);
+	snprintf(p, n, "%s/costs-%016llx.tsv", dir, (unsigned long long)h);
+	return p;
+}
+
+/* ---- the whole ----------------------------------------------------------------- */
+
+static int profile_init(struct profile *pr, const struct options *opt, struct diag *d)
+{
+	memset(pr, 0, sizeof *pr);
+	pr->opt = opt;
+	pr->d = d;
+	cpu_model(pr->machine, sizeof pr->machine);
+	snprintf(pr->isa, sizeof pr->isa, "%s (%s)%s", opt->target, isa_names[opt->isa],
+	         opt->blas_openblas ? " with --blas openblas" : "");
+	return find_cases(pr);
+}
+
+static void profile_free(struct profile *pr)
+{
+	free(pr->cases);
+	free(pr->scenarios);
+}
+
+/* Steps 2 to 4: the model's table, measured through the cache. */
+static struct cost_table *profile_run(struct profile *pr, const struct profile_options *po,
+                                      char **cache_file)
+{
+	struct diag *d = pr->d;
+	*cache_file = NULL;
+	int host = rt_sgemm_isa_host(), isa = pr->opt->isa;
+	if (isa != RT_SGEMM_ISA_C && isa != host &&
+	    !(host == RT_SGEMM_ISA_AVX512 && isa == RT_SGEMM_ISA_AVX2)) {
+		diag_error(d, NULL,
+		           "this machine cannot run code for --target %s (%s): measure on the target "
+		           "with --emit-harness DIR",
+		           pr->opt->target, isa_names[isa]);
+		return NULL;
+	}
+	if (compiler_id(pr->compiler, sizeof pr->compiler, d))
+		return NULL;
+	struct cost_table *cache = NULL;
+	char *dir = cache_dir(d);
+	if (dir) {
+		*cache_file = cache_path(pr, dir);
+		free(dir);
+	}
+	if (*cache_file && !po->no_cache && access(*cache_file, F_OK) == 0) {
+		struct diag cd;
+		diag_init(&cd, *cache_file, d->out);
+		cache = cost_table_read(*cache_file, &cd);
+		if (!cache)
+			diag_warning(d, NULL, "ignoring the malformed cache file %s (it will be rewritten)",
+			             *cache_file);
+	}
+	int *missing = xmalloc((pr->n_cases ? pr->n_cases : 1) * sizeof *missing);
+	int n_missing = 0;
+	for (int i = 0; i < pr->n_cases; i++) {
+		const struct pcase *c = &pr->cases[i];
+		const char *row = c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name;
+		if (!cost_table_find(cache, c->transform, row, c->key))
+			missing[n_missing++] = i;
+	}
+	struct cost_table *measured = NULL, *table = NULL;
+	if (n_missing) {
+		measured = measure(pr, missing, n_missing, po->runs ? po->runs : DEFAULT_RUNS);
+		if (!measured)
+			goto out;
+	}
+	table = cost_table_new();
+	fill_header(pr, table);
+	for (int i = 0; i < pr->n_cases; i++) {
+		const struct pcase *c = &pr->cases[i];
+		const char *row = c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name;
+		const struct cost_row *r = cost_table_find(measured, c->transform, row, c->key);
+		if (!r)
+			r = cost_table_find(cache, c->transform, row, c->key);
+		if (!r) {
+			diag_error(d, NULL, "internal error: the harness did not measure %s %s %s",
+			           c->transform ? "transform" : "prim", row, c->key);
+			cost_table_free(table);
+			table = NULL;
+			goto out;
+		}
+		struct cost_row copy = *r;
+		copy.line = 0;
+		cost_table_add(table, &copy);
+	}
+	fprintf(stderr, "dnncc profile: %d measured, %d from cache (%d convolution layer%s, %d cases)\n",
+	        n_missing, pr->n_cases - n_missing, pr->n_scenarios, pr->n_scenarios == 1 ? "" : "s",
+	        pr->n_cases);
+	if (measured && *cache_file) {
+		/* The cache gains the new rows: measured first, so they win over
+		 * old ones, then what the file holds now (another profile may have
+		 * added rows while this one measured), then what it held before. */
+		struct cost_table *merged = cost_table_new(), *now = NULL;
+		FILE *quiet = fopen("/dev/null", "w");
+		if (quiet && access(*cache_file, F_OK) == 0) {
+			struct diag qd;
+			diag_init(&qd, *cache_file, quiet);
+			now = cost_table_read(*cache_file, &qd);
+		}
+		if (quiet)
+			fclose(quiet);
+		fill_header(pr, merged);
+		const struct cost_table *parts[] = {measured, now, cache};
+		for (int k = 0; k < 3; k++)
+			for (size_t i = 0; i < cost_table_n_rows(parts[k]); i++)
+				cost_table_add(merged, cost_table_row(parts[k], i));
+		cost_table_free(now);
+		struct diag wd;
+		diag_init(&wd, *cache_file, d->out);
+		if (cost_table_write(merged, *cache_file, &wd))
+			diag_warning(d, NULL, "the cache was not updated");
+		cost_table_free(merged);
+	}
+out:
+	free(missing);
+	cost_table_free(measured);
+	cost_table_free(cache);
+	return table;
+}
+
+struct cost_table *profile_costs(const struct options *opt, const struct profile_options *po,
+                                 struct diag *d)
+{
+	struct profile pr;
+	struct cost_table *t = NULL;
+	char *cache_file = NULL;
+	if (profile_init(&pr, opt, d) == 0)
+		t = profile_run(&pr, po, &cache_file);
+	if (t) {
+		char label[4200];
+		snprintf(label, sizeof label, "--profile%s%s", cache_file ? ", cached in " : "",
+		         cache_file ? cache_file : "");
+		cost_table_set_path(t, label);
+	}
+	free(cache_file);
+	profile_free(&pr);
+	return t;
+}
+
+/* --emit-harness DIR: harness.c and a Makefile, every case, no cache. */
+static int emit_harness_dir(struct profile *pr, const char *dir)
+{
+	struct diag *d = pr->d;
+	if (pr->n_cases == 0) {
+		diag_error(d, NULL, "nothing to profile: the model has no convolution and no 3-D or "
+		                    "4-D activation");
+		return -1;
+	}
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		diag_error(d, NULL, "cannot create %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int *all = xmalloc((pr->n_cases ? pr->n_cases : 1) * sizeof *all);
+	for (int i = 0; i < pr->n_cases; i++)
+		all[i] = i;
+	char src[4200], mk[4200], tsrc[4300], tmk[4300];
+	snprintf(src, sizeof src, "%s/harness.c", dir);
+	snprintf(mk, sizeof mk, "%s/Makefile", dir);
+	snprintf(tsrc, sizeof tsrc, "%s.tmp", src);
+	snprintf(tmk, sizeof tmk, "%s.tmp", mk);
+	int openblas = 0, rc = -1;
+	FILE *f = fopen(tsrc, "w"), *m = fopen(tmk, "w");
+	if (!f || !m) {
+		diag_error(d, NULL, "cannot create files in %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (write_harness(pr, f, all, pr->n_cases, &openblas))
+		goto out;
+	fprintf(m,
+	        "# Builds dnncc's profiling harness (generated by dnncc %s). Cross-compile with\n"
+	        "# make CC=aarch64-linux-gnu-gcc; on the target: ./harness > costs.tsv, then\n"
+	        "# dnncc MODEL -o NAME.c --costs costs.tsv\n"
+	        "CC = cc\n"
+	        "CFLAGS = %s\n"
+	        "harness: harness.c\n"
+	        "\t$(CC) $(CFLAGS) -DHARNESS_CFLAGS='\"$(CFLAGS)\"' -o $@ harness.c -lm%s\n"
+	        "clean:\n"
+	        "\trm -f harness\n",
+	        PACKAGE_VERSION, HARNESS_CFLAGS, openblas ? " -lopenblas" : "");
+	int bad = ferror(f) || ferror(m);
+	bad |= fclose(f) != 0;
+	bad |= fclose(m) != 0;
+	f = m = NULL;
+	if (bad || rename(tsrc, src) != 0 || rename(tmk, mk) != 0) {
+		diag_error(d, NULL, "cannot write the harness into %s: %s", dir, strerror(errno));
+		unlink(src);
+		goto out;
+	}
+	fprintf(stderr, "dnncc profile: wrote %s and %s (%d cases on %d convolution layer%s)\n",
+	        src, mk, pr->n_cases, pr->n_scenarios, pr->n_scenarios == 1 ? "" : "s");
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	if (m)
+		fclose(m);
+	unlink(tsrc);
+	unlink(tmk);
+	free(all);
+	return rc;
+}
+
+int profile_command(const struct options *opt, const struct profile_options *po)
+{
+	struct diag d;
+	diag_init(&d, opt->model, stderr);
+	struct profile pr;
+	int rc = 1;
+	if (opt->output) {
+		/* before minutes of measuring: can the table be written there? */
+		char *dir = xstrdup(opt->output);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			slash[slash == dir] = '\0';
+		int ok = access(slash ? dir : ".", W_OK) == 0;
+		if (!ok)
+			fprintf(stderr, "%s: cannot write there: %s\n", opt->output, strerror(errno));
+		free(dir);
+		if (!ok)
+			return 1;
+	}
+	if (profile_init(&pr, opt, &d) == 0) {
+		if (po->emit_harness) {
+			rc = emit_harness_dir(&pr, po->emit_harness) != 0;
+		} else {
+			char *cache_file = NULL;
+			struct cost_table *t = profile_run(&pr, po, &cache_file);
+			struct diag wd;
+			diag_init(&wd, opt->output, stderr);
+			if (t && cost_table_write(t, opt->output, &wd) == 0) {
+				fprintf(stderr, "dnncc profile: wrote %s%s%s\n", opt->output,
+				        cache_file ? "; cache " : "", cache_file ? cache_file : "");
+				rc = 0;
+			}
+			cost_table_free(t);
+			free(cache_file);
+		}
+	}
+	profile_free(&pr);
+	return rc || d.errors ? 1 : 0;
+}
+
+void profile_check_target(const struct cost_table *t, const char *path, const struct options *opt,
+                          struct diag *d)
+{
+	const char *isa = cost_table_header(t, COST_HDR_ISA);
+	if (isa && !strstr(isa, isa_names[opt->isa]))
+		diag_warning(d, NULL,
+		             "%s was measured for %s, but the target is %s (%s): its costs may "
+		             "rank primitives wrongly",
+		             path, isa, opt->target, isa_names[opt->isa]);
+}

@@ -1,0 +1,220 @@
+#!/bin/sh
+# profile.sh - measured costs end to end (issue 8), on the Fashion-MNIST
+# sample with one timed run per case (--runs 1) and a private cache
+# (DNNCC_CACHE_DIR):
+#   1. dnncc profile measures every case and writes a table with prim and
+#      transform rows for both convolution layers;
+#   2. a second profile measures nothing ("0 measured");
+#   3. --costs with a table where one row is made absurdly cheap picks that
+#      row (checked for two different rows, so the pick follows the table),
+#      and the generated file's header names the table;
+#   4. rows missing from a table fall back to the built-in model and
+#      --report counts them;
+#   5. a malformed table, --threads 2 and a target this machine cannot run
+#      are refused with a message and no output file (and a table for
+#      another instruction set is warned about);
+#   6. --profile compiles in one step, measuring only what the cache lacks;
+#   7. --emit-harness writes a harness that builds with
+#      cc -std=c99 -Wall -Wextra -pedantic -Werror and whose output --costs
+#      accepts;
+#   8. --no-cache measures everything again;
+#   9. a Caffe model's --batch reaches the scenario keys.
+# Environment (make check sets them): DNNCC, CC, DNNCC_SRCDIR.
+set -u
+DNNCC=${DNNCC:-./dnncc}
+CC=${CC:-cc}
+src=${DNNCC_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+model=$src/samples/fashion_mnist/fashion_cnn.onnx
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+DNNCC_CACHE_DIR=$out/cache
+export DNNCC_CACHE_DIR CC
+fail=0
+pass() { echo "PASS: $1"; }
+failed() {
+	echo "FAIL: $1"
+	fail=1
+}
+# The primitive --report shows for a node (the last column).
+picked() { awk -v n="$1" '$1 == n { print $NF }' "$2"; }
+
+# 1. profile from an empty cache
+if "$DNNCC" profile "$model" -o "$out/costs.tsv" --runs 1 >"$out/p1.out" 2>"$out/p1.err" &&
+	grep -q '^dnncc profile: [1-9][0-9]* measured, 0 from cache' "$out/p1.err" &&
+	grep -q '^# machine: ' "$out/costs.tsv" && grep -q '^# threads: 1$' "$out/costs.tsv" &&
+	[ "$(grep -c '^prim	' "$out/costs.tsv")" -gt 10 ] &&
+	[ "$(grep -c '^transform	' "$out/costs.tsv")" -gt 10 ] &&
+	[ "$(grep '^prim	' "$out/costs.tsv" | cut -f3 | sort -u | wc -l)" -eq 2 ]; then
+	pass "profile measures $(grep -c -v '^#' "$out/costs.tsv") cases on 2 layers"
+else
+	failed "first profile"
+	cat "$out/p1.err"
+fi
+
+# 2. the same model again: everything from the cache
+if "$DNNCC" profile "$model" -o "$out/again.tsv" --runs 1 2>"$out/p2.err" &&
+	grep -q '^dnncc profile: 0 measured, [1-9][0-9]* from cache' "$out/p2.err" &&
+	[ "$(grep -v '^#' "$out/again.tsv")" = "$(grep -v '^#' "$out/costs.tsv")" ]; then
+	pass "second profile measures nothing"
+else
+	failed "cached profile"
+	cat "$out/p2.err"
+fi
+
+# 3. a row made absurdly cheap is chosen
+conv1_key=$(awk -F '\t' '$1 == "prim" && $3 ~ /^1,1,28,28,/ { print $3; exit }' "$out/costs.tsv")
+for row in conv_sum2d_chw conv_direct_mcuvij_chw; do
+	awk -F '\t' -v OFS='\t' -v r="$row" -v k="$conv1_key" \
+		'$1 == "prim" && $2 == r && $3 == k { $4 = $5 = $6 = "0.001" } { print }' \
+		"$out/costs.tsv" >"$out/cheap.tsv"
+	mkdir -p "$out/c-$row"
+	if grep -q "	$row	$conv1_key	0.001	" "$out/cheap.tsv" &&
+		"$DNNCC" "$model" -o "$out/c-$row/m.c" --costs "$out/cheap.tsv" --report \
+			>"$out/c-$row/report" 2>&1 &&
+		[ "$(picked /net/conv1/Conv "$out/c-$row/report")" = "$row" ] &&
+		grep -q "costs: measured: $out/cheap.tsv (" "$out/c-$row/report" &&
+		grep -q "^ \* costs: *measured: $out/cheap.tsv" "$out/c-$row/m.c" &&
+		[ "$(awk '/^\/\* Layer [0-9]+: node .\/net\/conv1\/Conv/ { f = 1 }
+			f && / \* primitive: / { sub(/,.*/, ""); print $3; exit }' "$out/c-$row/m.c")" = "$row" ]; then
+		pass "--costs picks $row when the table says it is cheapest"
+	else
+		failed "--costs with $row made cheap"
+		cat "$out/c-$row/report"
+	fi
+done
+
+# 4. missing rows fall back to the built-in model, and are counted
+grep -v "	$conv1_key	" "$out/costs.tsv" >"$out/partial.tsv"
+mkdir -p "$out/partial"
+if "$DNNCC" "$model" -o "$out/partial/m.c" --costs "$out/partial.tsv" --report \
+	>"$out/partial/report" 2>&1 &&
+	grep -q 'distinct costs from the table, [1-9][0-9]* from the built-in model' \
+		"$out/partial/report" &&
+	"$DNNCC" "$model" -o "$out/partial/m.c" --costs "$out/costs.tsv" --report \
+		>"$out/partial/full" 2>&1 &&
+	grep -q 'distinct costs from the table, 0 from the built-in model' "$out/partial/full"; then
+	pass "missing rows fall back to the built-in model and are counted"
+else
+	failed "fallback counts"
+	cat "$out/partial/report"
+fi
+
+# a table measured for another instruction set is used, with a warning
+sed 's/^# isa: .*/# isa: armv8 (RT_SGEMM_ISA_NEON)/' "$out/costs.tsv" >"$out/neon.tsv"
+if "$DNNCC" "$model" -o "$out/partial/m.c" --costs "$out/neon.tsv" --target c99 \
+	2>"$out/partial/isa" &&
+	grep -q "warning: $out/neon.tsv was measured for armv8 (RT_SGEMM_ISA_NEON), but the target is c99" \
+		"$out/partial/isa"; then
+	pass "a table for another instruction set is warned about"
+else
+	failed "--costs with another --target"
+	cat "$out/partial/isa"
+fi
+
+# 5. refusals: a malformed table (line-numbered), more than one thread
+mkdir -p "$out/bad"
+sed '12s/	[^	]*$/	many/' "$out/costs.tsv" >"$out/bad.tsv"
+if ! "$DNNCC" "$model" -o "$out/bad/m.c" --costs "$out/bad.tsv" 2>"$out/bad/err" &&
+	grep -q "^$out/bad.tsv: line 12: runs 'many' is not a positive integer" "$out/bad/err" &&
+	[ ! -e "$out/bad/m.c" ] && [ ! -e "$out/bad/m.h" ]; then
+	pass "a malformed table is refused with its line number"
+else
+	failed "malformed table"
+	cat "$out/bad/err"
+fi
+if ! "$DNNCC" profile "$model" -o "$out/t2.tsv" --threads 2 2>"$out/t2.err" &&
+	grep -q 'multi-threaded code is not built yet' "$out/t2.err" && [ ! -e "$out/t2.tsv" ]; then
+	pass "--threads 2 is refused"
+else
+	failed "--threads 2"
+	cat "$out/t2.err"
+fi
+
+case $(uname -m) in
+aarch64 | arm*) foreign=x86-64-v4 ;;
+*) foreign=armv8 ;;
+esac
+if ! "$DNNCC" profile "$model" -o "$out/foreign.tsv" --target $foreign 2>"$out/foreign.err" &&
+	grep -q "this machine cannot run code for --target $foreign" "$out/foreign.err" &&
+	[ ! -e "$out/foreign.tsv" ]; then
+	pass "profiling for a target this machine cannot run is refused"
+else
+	failed "--target $foreign"
+	cat "$out/foreign.err"
+fi
+
+# 6. --profile: profile through the cache, then compile; the cache lost the
+# second layer's rows, so exactly those are measured again
+mkdir -p "$out/one"
+cache=$(ls "$DNNCC_CACHE_DIR"/costs-*.tsv)
+conv2_key=$(awk -F '\t' '$1 == "prim" && $3 != k { print $3; exit }' k="$conv1_key" "$out/costs.tsv")
+lost=$(grep -c "	$conv2_key	" "$cache")
+total=$(grep -c -v '^#' "$out/costs.tsv")
+grep -v "	$conv2_key	" "$cache" >"$out/cache.tmp" && mv "$out/cache.tmp" "$cache"
+if [ "$lost" -gt 0 ] &&
+	"$DNNCC" "$model" -o "$out/one/m.c" --profile --runs 1 --report >"$out/one/report" \
+	2>"$out/one/err" &&
+	grep -q "^dnncc profile: $lost measured, $((total - lost)) from cache" "$out/one/err" &&
+	[ "$(grep -c "	$conv2_key	" "$cache")" = "$lost" ] &&
+	grep -q 'costs: measured: --profile, cached in' "$out/one/report" &&
+	grep -q 'distinct costs from the table, 0 from the built-in model' "$out/one/report"; then
+	pass "--profile measures only the $lost rows the cache lacks, then compiles"
+else
+	failed "--profile"
+	cat "$out/one/err" "$out/one/report"
+fi
+
+# 7. --emit-harness: a harness to carry to another board
+if "$DNNCC" profile "$model" --emit-harness "$out/harness" 2>"$out/h.err" &&
+	[ -f "$out/harness/Makefile" ] &&
+	(cd "$out/harness" && $CC -std=c99 -Wall -Wextra -pedantic -Werror -O0 \
+		-DHARNESS_CFLAGS='"-O0"' -o harness harness.c -lm) 2>"$out/h.cc" &&
+	"$out/harness/harness" --runs 1 --budget-ms 1 >"$out/board.tsv" 2>"$out/h.run" &&
+	[ "$(grep -c -v '^#' "$out/board.tsv")" = "$(grep -c -v '^#' "$out/costs.tsv")" ] &&
+	mkdir -p "$out/board" &&
+	"$DNNCC" "$model" -o "$out/board/m.c" --costs "$out/board.tsv" --report \
+		>"$out/board/report" 2>&1 &&
+	grep -q 'distinct costs from the table, 0 from the built-in model' "$out/board/report"; then
+	pass "--emit-harness builds strictly, runs, and its table is accepted"
+else
+	failed "--emit-harness"
+	cat "$out/h.err" "$out/h.cc" "$out/h.run" 2>/dev/null
+fi
+# 8. --no-cache measures everything again, though the cache has it all
+if "$DNNCC" profile "$model" -o "$out/fresh.tsv" --runs 1 --no-cache 2>"$out/nc.err" &&
+	grep -q "^dnncc profile: $total measured, 0 from cache" "$out/nc.err"; then
+	pass "--no-cache measures all $total cases again"
+else
+	failed "--no-cache"
+	cat "$out/nc.err"
+fi
+
+# 9. a Caffe model with --batch and random weights: the batch is in the keys
+cat >"$out/tiny.prototxt" <<'EOF'
+name: "tiny"
+input: "data"
+input_shape {
+  dim: 1 dim: 4 dim: 6 dim: 6
+}
+layer {
+  name: "conv"
+  type: "Convolution"
+  bottom: "data"
+  top: "conv"
+  convolution_param {
+    num_output: 4
+    kernel_size: 1
+  }
+}
+EOF
+if "$DNNCC" profile "$out/tiny.prototxt" --random-weights 1 --batch 2 \
+	--emit-harness "$out/tiny" 2>"$out/tiny.err" &&
+	grep -q '^	{"prim", "conv_sum2d_chw", "2,4,6,6,4,6,6,1,1,1,1,1,1,0,0,1,0", ' \
+		"$out/tiny/harness.c" &&
+	grep -q '^	{"transform", "layout_chw_to_hwc", "2,4,6,6", ' "$out/tiny/harness.c"; then
+	pass "a Caffe model's batch reaches the harness's keys"
+else
+	failed "Caffe profile"
+	cat "$out/tiny.err"
+fi
+exit $fail
