@@ -824,17 +824,18 @@ static void report(const struct graph *g, const struct options *opt, const char 
 	double convs = 0, transforms = 0;
 	int n_tr = 0;
 	printf("selection: strategy %s; costs: %s\n", strategy, costs_source(opt));
-	printf("  %-40s %-40s %12s\n", "layer (convolutions and inserted transforms)", "primitive",
-	       "cost (µs)");
+	/* cost first: the layer table after this one is keyed by node name */
+	printf("  %13s  %-40s %s\n", "cost (µs)", "primitive, + transform inserted",
+	       "convolution or tensor converted");
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct node *n = g->nodes[i];
 		if (n->op == OP_LAYOUT) {
-			printf("    + %-36s %-40s %12.2f\n", n->name, n->primitive, n->cost_us);
+			printf("  %12.2f  + %-38s %s\n", n->cost_us, n->primitive, n->inputs[0]->name);
 			transforms += n->cost_us;
 			n_tr++;
 		} else if (n->op == OP_CONV) {
-			printf("  %-40s %-40s %12.2f\n", n->name, n->primitive ? n->primitive : "reference",
-			       n->cost_us);
+			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive ? n->primitive : "reference",
+			       n->name);
 			convs += n->cost_us;
 		}
 	}
