@@ -182,7 +182,9 @@ struct selection {
 	int *n_alt;              /* [n] alternatives per node */
 	struct sel_alt **alt;    /* [n][n_alt[i]], owned; tests may change cost_us */
 	int n_tensors;           /* tensors of the graph when the selection was made */
-	struct dt_paths *dp;     /* [n_tensors] chains for each tensor's shape (rank 3-4) */
+	char *conv_io;           /* [n_tensors] 1: a convolution's X or Y of rank 3-4, the
+	                            only tensors that may take another layout */
+	struct dt_paths *dp;     /* [n_tensors] chains for each such tensor's shape */
 	int *choice;             /* [n] index into alt[i], after a sel_choose_* */
 	int fell_back;           /* family:F: some layer had no row of F and uses sum2d */
 };

@@ -98,11 +98,13 @@ int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p)
 	return 0;
 }
 
-/* Whether t can live in layouts other than the model's: an activation
- * (or graph input) of rank 3 or 4 that existed when the selection was made. */
+/* Whether t can live in layouts other than the model's: a tensor of rank 3
+ * or 4 that existed when the selection was made and that a convolution
+ * writes or reads as X (no other kernel reads or writes another layout, so
+ * nothing else is ever converted, and no transform cost is asked for it). */
 static int convertible(const struct selection *s, const struct tensor *t)
 {
-	return t->index < s->n_tensors && (t->rank == 3 || t->rank == 4) && t->dtype == DTYPE_F32;
+	return t->index < s->n_tensors && s->conv_io[t->index];
 }
 
 /* ---- the selection problem ---------------------------------------------- */
@@ -129,6 +131,17 @@ struct selection *sel_new(struct graph *g, const struct options *opt, const char
 		}
 	}
 	s->n_tensors = g->n_tensors;
+	s->conv_io = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->conv_io);
+	for (int i = 0; i < s->n; i++) {
+		const struct node *n = s->nodes[i];
+		if (n->op != OP_CONV)
+			continue;
+		struct tensor *io[2] = {n->inputs[0], n->outputs[0]};
+		for (int k = 0; k < 2; k++)
+			if (io[k] && (io[k]->rank == 3 || io[k]->rank == 4) &&
+			    io[k]->dtype == DTYPE_F32)
+				s->conv_io[io[k]->index] = 1;
+	}
 	s->dp = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->dp);
 	for (int i = 0; i < s->n_tensors; i++)
 		if (convertible(s, g->tensors[i]))
@@ -150,6 +163,7 @@ void sel_free(struct selection *s)
 	free(s->n_alt);
 	free(s->nodes);
 	free(s->choice);
+	free(s->conv_io);
 	free(s->dp);
 	free(s);
 }
