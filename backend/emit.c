@@ -72,6 +72,12 @@ static const char *const rt_act_names[ACT_COUNT_] = {
 	"RT_ACT_NONE", "RT_ACT_RELU", "RT_ACT_LEAKY_RELU", "RT_ACT_CLIP", "RT_ACT_SIGMOID", "RT_ACT_TANH",
 };
 _Static_assert(sizeof rt_act_names / sizeof rt_act_names[0] == ACT_COUNT_, "act names");
+static const char *const rt_math_names[RT_MATH_COUNT_] = {
+#define X(e) #e,
+	RT_MATH_FNS(X)
+#undef X
+};
+
 _Static_assert((int)ACT_NONE == (int)RT_ACT_NONE && (int)ACT_RELU == (int)RT_ACT_RELU &&
                        (int)ACT_LEAKY_RELU == (int)RT_ACT_LEAKY_RELU &&
                        (int)ACT_CLIP == (int)RT_ACT_CLIP && (int)ACT_SIGMOID == (int)RT_ACT_SIGMOID &&
@@ -240,6 +246,11 @@ struct layer {
 		struct rt_transpose transpose;
 		struct rt_pad pad;
 		struct {
+			int op; /* enum rt_reduce_op */
+			struct rt_reduce r;
+		} reduce;
+		struct rt_norm norm;
+		struct {
 			int N, C, H, W;
 		} layout;
 	} u;
@@ -288,6 +299,7 @@ struct plan {
 	const char *weights_sym; /* C name of the blob's first float */
 	int uses_arena;
 	struct name_table names;
+	const char *prof_var;    /* --instrument: NAME_run's struct timespec */
 	int n_strings, cap_strings;
 	void **strings;          /* owned allocations referred to by the plan */
 };
@@ -937,7 +949,8 @@ static int plan_binary(struct plan *p, struct layer *l)
 		return -1;
 	}
 	static const int ops[] = {[OP_ADD] = RT_ADD, [OP_SUB] = RT_SUB, [OP_MUL] = RT_MUL,
-	                          [OP_DIV] = RT_DIV};
+	                          [OP_DIV] = RT_DIV, [OP_POW] = RT_POW, [OP_PRELU] = RT_PRELU,
+	                          [OP_MAX] = RT_MAX, [OP_MIN] = RT_MIN, [OP_SUM] = RT_ADD};
 	l->u.binary.op = ops[n->op];
 	if (to_bcast(p, n, y->rank, dims, strides, &l->u.binary.b))
 		return -1;
@@ -977,6 +990,198 @@ static int plan_unary(struct plan *p, struct layer *l)
 	l->unit = RT_UNIT_UNARY;
 	l->kernel = "rt_unary";
 	add_arg(l, x, "x");
+	return 0;
+}
+
+/* Elementwise math (runtime/unary_math.c): the function, and which canonical
+ * attributes (passes/canonicalize.c) become its alpha and beta. */
+static const struct math_row {
+	enum op op;
+	int fn;            /* enum rt_math_fn */
+	const char *alpha; /* attribute read as alpha, or NULL */
+	const char *beta;  /* attribute read as beta, or NULL */
+} math_rows[] = {
+	{OP_EXP, RT_MATH_EXP, NULL, NULL},
+	{OP_LOG, RT_MATH_LOG, NULL, NULL},
+	{OP_SQRT, RT_MATH_SQRT, NULL, NULL},
+	{OP_ABS, RT_MATH_ABS, NULL, NULL},
+	{OP_NEG, RT_MATH_NEG, NULL, NULL},
+	{OP_RECIPROCAL, RT_MATH_RECIPROCAL, NULL, NULL},
+	{OP_FLOOR, RT_MATH_FLOOR, NULL, NULL},
+	{OP_CEIL, RT_MATH_CEIL, NULL, NULL},
+	{OP_ROUND, RT_MATH_ROUND, NULL, NULL},
+	{OP_SIGN, RT_MATH_SIGN, NULL, NULL},
+	{OP_SIN, RT_MATH_SIN, NULL, NULL},
+	{OP_COS, RT_MATH_COS, NULL, NULL},
+	{OP_TAN, RT_MATH_TAN, NULL, NULL},
+	{OP_ASIN, RT_MATH_ASIN, NULL, NULL},
+	{OP_ACOS, RT_MATH_ACOS, NULL, NULL},
+	{OP_ATAN, RT_MATH_ATAN, NULL, NULL},
+	{OP_SINH, RT_MATH_SINH, NULL, NULL},
+	{OP_COSH, RT_MATH_COSH, NULL, NULL},
+	{OP_ASINH, RT_MATH_ASINH, NULL, NULL},
+	{OP_ACOSH, RT_MATH_ACOSH, NULL, NULL},
+	{OP_ATANH, RT_MATH_ATANH, NULL, NULL},
+	{OP_ERF, RT_MATH_ERF, NULL, NULL},
+	{OP_ELU, RT_MATH_ELU, "alpha", NULL},
+	{OP_SELU, RT_MATH_SELU, "alpha", "gamma"},
+	{OP_CELU, RT_MATH_CELU, "alpha", NULL},
+	{OP_HARD_SIGMOID, RT_MATH_HARD_SIGMOID, "alpha", "beta"},
+	{OP_HARD_SWISH, RT_MATH_HARD_SWISH, NULL, NULL},
+	{OP_SOFTPLUS, RT_MATH_SOFTPLUS, NULL, NULL},
+	{OP_SOFTSIGN, RT_MATH_SOFTSIGN, NULL, NULL},
+	{OP_MISH, RT_MATH_MISH, NULL, NULL},
+	{OP_THRESHOLDED_RELU, RT_MATH_THRESHOLDED_RELU, "alpha", NULL},
+	{OP_GELU, RT_MATH_GELU, NULL, NULL}, /* approximate="tanh": RT_MATH_GELU_TANH */
+};
+
+static const struct math_row *math_row_of(enum op op)
+{
+	for (size_t i = 0; i < sizeof math_rows / sizeof math_rows[0]; i++)
+		if (math_rows[i].op == op)
+			return &math_rows[i];
+	return NULL;
+}
+
+static int plan_math(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const struct math_row *r = math_row_of(n->op);
+	if (!r)
+		unreachable("plan_math: not an elementwise math op");
+	l->u.unary.act = r->fn;
+	if (n->op == OP_GELU && strcmp(ir_attr_string(n, "approximate", "none"), "tanh") == 0)
+		l->u.unary.act = RT_MATH_GELU_TANH;
+	l->u.unary.alpha = r->alpha ? (float)ir_attr_float(n, r->alpha, 0.0) : 0.0f;
+	l->u.unary.beta = r->beta ? (float)ir_attr_float(n, r->beta, 0.0) : 0.0f;
+	if (ir_numel(x) != ir_numel(y)) {
+		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	l->u.unary.n = ir_numel(y);
+	l->unit = RT_UNIT_UNARY_MATH;
+	l->kernel = "rt_unary_math";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* The canonical "axes" (ascending, never empty) split x's dims into kept and
+ * reduced ones, each with its x stride, in row-major order (struct
+ * rt_reduce). Returns the number of elements kept, or -1. */
+static int64_t split_axes(struct plan *p, struct node *n, const struct tensor *x,
+                          struct rt_reduce *r)
+{
+	struct attr *a = ir_attr(n, "axes");
+	unsigned char red[IR_MAX_RANK] = {0};
+	if (!a || a->kind != ATTR_INTS || a->n < 1) {
+		diag_error(p->d, n, "internal error: no canonical axes");
+		return -1;
+	}
+	for (int i = 0; i < a->n; i++) {
+		if (a->ints[i] < 0 || a->ints[i] >= x->rank) {
+			diag_error(p->d, n, "internal error: axis %" PRId64 " out of range", a->ints[i]);
+			return -1;
+		}
+		red[a->ints[i]] = 1;
+	}
+	int64_t stride[IR_MAX_RANK], s = 1, kept = 1;
+	for (int i = x->rank - 1; i >= 0; i--) {
+		stride[i] = s;
+		s *= x->dims[i];
+	}
+	r->n_out = r->n_red = 0;
+	for (int i = 0; i < x->rank; i++) {
+		if (!fits_int(p, n, x->dims[i], "dimension") || !fits_int(p, n, stride[i], "stride"))
+			return -1;
+		if (red[i]) {
+			r->red_dims[r->n_red] = (int)x->dims[i];
+			r->red_sx[r->n_red++] = (int)stride[i];
+		} else {
+			r->out_dims[r->n_out] = (int)x->dims[i];
+			r->out_sx[r->n_out++] = (int)stride[i];
+			kept *= x->dims[i];
+		}
+	}
+	return kept;
+}
+
+/* Reductions (runtime/reduce.c). */
+static int plan_reduce(struct plan *p, struct layer *l)
+{
+	static const struct {
+		enum op op;
+		int rt; /* enum rt_reduce_op */
+	} rows[] = {
+		{OP_REDUCE_SUM, RT_REDUCE_SUM},       {OP_REDUCE_MEAN, RT_REDUCE_MEAN},
+		{OP_REDUCE_MAX, RT_REDUCE_MAX},       {OP_REDUCE_MIN, RT_REDUCE_MIN},
+		{OP_REDUCE_PROD, RT_REDUCE_PROD},     {OP_REDUCE_L1, RT_REDUCE_L1},
+		{OP_REDUCE_L2, RT_REDUCE_L2},         {OP_REDUCE_LOG_SUM, RT_REDUCE_LOG_SUM},
+		{OP_REDUCE_LOG_SUM_EXP, RT_REDUCE_LOG_SUM_EXP},
+		{OP_REDUCE_SUM_SQUARE, RT_REDUCE_SUM_SQUARE},
+	};
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0]; /* y: x with reduced dims 1 or gone */
+	l->u.reduce.op = -1;
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		if (rows[i].op == n->op)
+			l->u.reduce.op = rows[i].rt;
+	if (l->u.reduce.op < 0)
+		unreachable("plan_reduce: not a reduction");
+	int64_t kept = split_axes(p, n, x, &l->u.reduce.r);
+	if (kept < 0)
+		return -1;
+	if (kept != ir_numel(y)) {
+		diag_error(p->d, n, "output %s does not match input %s reduced over its axes",
+		           shape_str(p, y), shape_str(p, x));
+		return -1;
+	}
+	l->unit = RT_UNIT_REDUCE;
+	l->kernel = "rt_reduce";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* Normalisations (runtime/normalize.c): groups from the canonical axes;
+ * LayerNormalization's Scale and B run along the group (or are one value),
+ * InstanceNormalization's along the channel, the group's last kept dim. */
+static int plan_norm(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	struct tensor *scale = n->n_inputs > 1 ? n->inputs[1] : NULL;
+	struct tensor *bias = n->n_inputs > 2 ? n->inputs[2] : NULL;
+	struct rt_norm *c = &l->u.norm;
+	if (split_axes(p, n, x, &c->r) < 0)
+		return -1;
+	if (ir_numel(x) != ir_numel(y)) {
+		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	c->epsilon = (float)ir_attr_float(n, "epsilon", 1e-5);
+	c->eps_outside = n->op == OP_MVN;
+	c->s_mod = 1;
+	c->s_o = c->s_t = 0;
+	if (n->op == OP_INSTANCE_NORM) {
+		c->s_mod = (int)x->dims[1];
+		c->s_o = 1;
+	} else if (n->op == OP_LAYER_NORM) {
+		c->s_t = ir_numel(scale) == 1 ? 0 : 1;
+		if (bias && (ir_numel(bias) == 1) != (ir_numel(scale) == 1)) {
+			diag_error(p->d, n, "Scale %s and B %s must both be one value or both full",
+			           shape_str(p, scale), shape_str(p, bias));
+			return -1;
+		}
+	}
+	l->unit = RT_UNIT_NORMALIZE;
+	l->kernel = "rt_normalize";
+	add_arg(l, x, "x");
+	if (scale)
+		add_arg(l, scale, "scale");
+	if (bias)
+		add_arg(l, bias, "bias");
 	return 0;
 }
 
@@ -1288,8 +1493,11 @@ static int plan_layer(struct plan *p, struct layer *l)
 		}
 	}
 	int need = n->op == OP_BATCHNORM ? 5
-	           : n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
-	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV
+	           : n->op == OP_INSTANCE_NORM ? 3
+	           : n->op == OP_LAYER_NORM || n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
+	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV ||
+	                   n->op == OP_POW || n->op == OP_PRELU || n->op == OP_MAX ||
+	                   n->op == OP_MIN || n->op == OP_SUM
 	                   ? 2
 	                   : 1;
 	int ok = n->n_inputs >= need;
@@ -1337,15 +1545,70 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: rc = plan_binary(p, l); break;
+	case OP_DIV:
+	case OP_POW:
+	case OP_PRELU:
+	case OP_MAX:
+	case OP_MIN:
+	case OP_SUM: rc = plan_binary(p, l); break;
 	case OP_RELU:
 	case OP_LEAKY_RELU:
 	case OP_SIGMOID:
 	case OP_TANH: rc = plan_unary(p, l); break;
 	case OP_CLIP: rc = n->n_inputs > 1 ? plan_clip(p, l) : plan_unary(p, l); break;
+	case OP_EXP:
+	case OP_LOG:
+	case OP_SQRT:
+	case OP_ABS:
+	case OP_NEG:
+	case OP_RECIPROCAL:
+	case OP_FLOOR:
+	case OP_CEIL:
+	case OP_ROUND:
+	case OP_SIGN:
+	case OP_SIN:
+	case OP_COS:
+	case OP_TAN:
+	case OP_ASIN:
+	case OP_ACOS:
+	case OP_ATAN:
+	case OP_SINH:
+	case OP_COSH:
+	case OP_ASINH:
+	case OP_ACOSH:
+	case OP_ATANH:
+	case OP_ERF:
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_SOFTPLUS:
+	case OP_SOFTSIGN:
+	case OP_MISH:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU: rc = plan_math(p, l); break;
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: rc = plan_reduce(p, l); break;
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: rc = plan_norm(p, l); break;
 	case OP_BATCHNORM: rc = plan_batchnorm(p, l); break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
+	case OP_HARDMAX:
+		rc = plan_softmax(p, l);
+		l->unit = RT_UNIT_HARDMAX; /* the same [outer, len, inner] view */
+		l->kernel = "rt_hardmax";
+		break;
 	case OP_GLOBAL_AVGPOOL:
 	case OP_GLOBAL_MAXPOOL: rc = plan_global_pool(p, l); break;
 	case OP_LRN: rc = plan_lrn(p, l); break;
@@ -1448,6 +1711,16 @@ static void plan_names(struct plan *p)
 		snprintf(buf, sizeof buf, "%s%s", p->name, globals[i]);
 		names_reserve(&p->names, buf);
 	}
+	static const char *const profile_globals[] = {
+		"_profile_print", "_profile_reset", "_profile_count", "_profile_entry",
+		"_profile_rows", "_profile_row", "_profile_add", "_profile_n", "_profile_ratio",
+	};
+	for (size_t i = 0; p->opt->instrument && i < sizeof profile_globals / sizeof *profile_globals;
+	     i++) {
+		char buf[512];
+		snprintf(buf, sizeof buf, "%s%s", p->name, profile_globals[i]);
+		names_reserve(&p->names, buf);
+	}
 	/* Layer functions l<number>_<node name>, then the pointer variables of
 	 * NAME_run. */
 	int number = 0;
@@ -1463,6 +1736,8 @@ static void plan_names(struct plan *p)
 	for (int i = 0; i < p->g->n_tensors; i++)
 		if (p->tb[i].used)
 			p->tb[i].var = names_add(&p->names, "t_", p->g->tensors[i]->name);
+	if (p->opt->instrument)
+		p->prof_var = names_add(&p->names, "prof_", "start");
 }
 
 /* Output paths: DIR/BASE.c as given, DIR/BASE.h, DIR/BASE.weights.bin. */
@@ -1797,6 +2072,223 @@ static void print_io_list(struct plan *p, struct emitter *e, const char *what, i
 		          ir_numel(ts[i]));
 }
 
+/* ---- --instrument: per-layer timing ---------------------------------------- */
+
+/* s as a C string literal: printable ASCII as is, the rest as octal escapes;
+ * '?' is escaped too, so no trigraph forms. */
+static const char *str_lit(struct plan *p, const char *s)
+{
+	if (!s)
+		s = "";
+	size_t n = strlen(s);
+	char *out = xmalloc(4 * n + 3);
+	size_t k = 0;
+	out[k++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\' || c == '?') {
+			out[k++] = '\\';
+			out[k++] = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			k += (size_t)snprintf(out + k, 5, "\\%03o", c);
+		} else {
+			out[k++] = (char)c;
+		}
+	}
+	out[k++] = '"';
+	out[k] = '\0';
+	return plan_keep(p, out);
+}
+
+/* Layers NAME_run times: every layer function (transforms included) and every
+ * unaliased view's copy, one profile row each, in call order. */
+static int is_profiled(const struct layer *l)
+{
+	return !l->is_view || l->copy;
+}
+
+/* The primitive column of a row: the convolution's row, the transform's row,
+ * "copy" for a view's memcpy, else the runtime function. */
+static const char *profile_primitive(const struct layer *l)
+{
+	if (l->copy)
+		return "copy";
+	if (l->node->op == OP_CONV && l->prim)
+		return l->prim->name;
+	if (l->node->op == OP_LAYOUT && l->node->primitive)
+		return l->node->primitive;
+	return l->kernel;
+}
+
+static void print_profile_decls(struct plan *p, struct emitter *e)
+{
+	const char *N = p->name;
+	emit_blank(e);
+	emit_line(e, "/* Per-layer timing (--instrument). Each %s_run() call adds one call and",
+	          N);
+	emit_line(e, " * its time to every layer's row. Rows are in call order, one per layer");
+	emit_line(e, " * function or layout transform (and per copied view). */");
+	emit_line(e, "/* Writes one line per row (node, op, primitive, calls, mean us, share of");
+	emit_line(e, " * the total, the compile-time estimate and measured/estimated), then the");
+	emit_line(e, " * total per run. */");
+	emit_line(e, "void %s_profile_print(FILE *out);", N);
+	emit_line(e, "/* Sets every row's calls and time to 0. */");
+	emit_line(e, "void %s_profile_reset(void);", N);
+	emit_line(e, "/* The number of rows. */");
+	emit_line(e, "size_t %s_profile_count(void);", N);
+	emit_line(e, "/* Row i: node name, op, primitive, estimated us per call (0: none), calls");
+	emit_line(e, " * and total measured us; NULL pointers are skipped. Returns 0, or -1 when");
+	emit_line(e, " * i >= %s_profile_count(). */", N);
+	emit_line(e, "int %s_profile_entry(size_t i, const char **node, const char **op,", N);
+	emit_line(e, "        const char **primitive, double *predicted_us, unsigned long *calls,");
+	emit_line(e, "        double *total_us);");
+}
+
+/* NAME_profile_add, which NAME_run calls after each layer. */
+static void print_profile_add(struct emitter *e, const char *N)
+{
+	emit_line(e, "/* Adds one call and the time since *start to row i. */");
+	emit_line(e, "static void %s_profile_add(size_t i, const struct timespec *start)", N);
+	emit_open_block(e);
+	emit_line(e, "struct timespec now;");
+	emit_line(e, "double us;");
+	emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &now);");
+	emit_line(e, "us = (double)(now.tv_sec - start->tv_sec) * 1e6 +");
+	emit_line(e, "     (double)(now.tv_nsec - start->tv_nsec) / 1e3;");
+	emit_line(e, "%s_profile_rows[i].calls++;", N);
+	emit_line(e, "if (us > 0)");
+	emit_line(e, "\t%s_profile_rows[i].total_us += us;", N);
+	emit_close(e, "");
+}
+
+static void print_profile(struct plan *p, struct emitter *e)
+{
+	const char *N = p->name;
+	size_t rows = 0;
+	for (int i = 0; i < p->n_layers; i++)
+		rows += is_profiled(&p->layers[i]);
+	emit_line(e, "/* ---- per-layer timing (--instrument) ---- */");
+	emit_line(e, "struct %s_profile_row {", N);
+	emit_line(e, "\tconst char *node, *op, *primitive;");
+	emit_line(e, "\tdouble predicted_us; /* the compile-time estimate, 0: none */");
+	emit_line(e, "\tunsigned long calls;");
+	emit_line(e, "\tdouble total_us;");
+	emit_line(e, "};");
+	emit_blank(e);
+	if (!rows)
+		emit_line(e, "/* No layer runs code; C has no empty arrays, so one unused row. */");
+	emit_open(e, "static struct %s_profile_row %s_profile_rows[%zu] =", N, N,
+	          rows ? rows : 1);
+	char est[64];
+	for (int i = 0; i < p->n_layers; i++) {
+		const struct layer *l = &p->layers[i];
+		if (!is_profiled(l))
+			continue;
+		double cost = l->copy ? 0.0 : l->node->cost_us;
+		snprintf(est, sizeof est, "%.4f", cost > 0 && isfinite(cost) ? cost : 0.0);
+		emit_line(e, "{%s, %s, %s, %s, 0, 0.0},", str_lit(p, l->node->name),
+		          str_lit(p, ir_op_names[l->node->op]), str_lit(p, profile_primitive(l)), est);
+	}
+	if (!rows)
+		emit_line(e, "{\"\", \"\", \"\", 0.0, 0, 0.0},");
+	emit_close(e, ";");
+	emit_line(e, "static const size_t %s_profile_n = %zu;", N, rows);
+	emit_blank(e);
+	if (rows) {
+		print_profile_add(e, N);
+		emit_blank(e);
+	}
+	emit_line(e, "size_t %s_profile_count(void)", N);
+	emit_open_block(e);
+	emit_line(e, "return %s_profile_n;", N);
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "int %s_profile_entry(size_t i, const char **node, const char **op,", N);
+	emit_line(e, "        const char **primitive, double *predicted_us, unsigned long *calls,");
+	emit_line(e, "        double *total_us)");
+	emit_open_block(e);
+	emit_line(e, "const struct %s_profile_row *r;", N);
+	emit_line(e, "if (i >= %s_profile_n)", N);
+	emit_line(e, "\treturn -1;");
+	emit_line(e, "r = &%s_profile_rows[i];", N);
+	emit_line(e, "if (node)");
+	emit_line(e, "\t*node = r->node;");
+	emit_line(e, "if (op)");
+	emit_line(e, "\t*op = r->op;");
+	emit_line(e, "if (primitive)");
+	emit_line(e, "\t*primitive = r->primitive;");
+	emit_line(e, "if (predicted_us)");
+	emit_line(e, "\t*predicted_us = r->predicted_us;");
+	emit_line(e, "if (calls)");
+	emit_line(e, "\t*calls = r->calls;");
+	emit_line(e, "if (total_us)");
+	emit_line(e, "\t*total_us = r->total_us;");
+	emit_line(e, "return 0;");
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "void %s_profile_reset(void)", N);
+	emit_open_block(e);
+	emit_line(e, "size_t i;");
+	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
+	emit_line(e, "%s_profile_rows[i].calls = 0;", N);
+	emit_line(e, "%s_profile_rows[i].total_us = 0.0;", N);
+	emit_close(e, "");
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "/* Measured/estimated, or \"-\" without an estimate or a call. */");
+	emit_line(e, "static void %s_profile_ratio(FILE *out, double mean_us, double predicted_us)", N);
+	emit_open_block(e);
+	emit_line(e, "if (predicted_us > 0 && mean_us > 0)");
+	emit_line(e, "\tfprintf(out, \" %%7.2f\\n\", mean_us / predicted_us);");
+	emit_line(e, "else");
+	emit_line(e, "\tfprintf(out, \" %%7s\\n\", \"-\");");
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "void %s_profile_print(FILE *out)", N);
+	emit_open_block(e);
+	emit_line(e, "double sum = 0.0, estimated = 0.0, predicted = 0.0, mean;");
+	emit_line(e, "unsigned long runs = 0;");
+	emit_line(e, "int wn = 13, wo = 2, wp = 9; /* column widths: the longest name */");
+	emit_line(e, "size_t i;");
+	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
+	emit_line(e, "const struct %s_profile_row *r = &%s_profile_rows[i];", N, N);
+	emit_line(e, "sum += r->total_us;");
+	emit_open(e, "if (r->predicted_us > 0)");
+	emit_line(e, "estimated += r->total_us;");
+	emit_line(e, "predicted += r->predicted_us;");
+	emit_close(e, "");
+	emit_line(e, "if (r->calls > runs)");
+	emit_line(e, "	runs = r->calls;");
+	emit_line(e, "if ((int)strlen(r->node) > wn)");
+	emit_line(e, "	wn = (int)strlen(r->node);");
+	emit_line(e, "if ((int)strlen(r->op) > wo)");
+	emit_line(e, "	wo = (int)strlen(r->op);");
+	emit_line(e, "if ((int)strlen(r->primitive) > wp)");
+	emit_line(e, "	wp = (int)strlen(r->primitive);");
+	emit_close(e, "");
+	emit_line(e, "fprintf(out, \"%%-3s %%-*s %%-*s %%-*s %%8s %%11s %%6s %%11s %%7s\\n\", \"#\", wn, "
+	             "\"node\", wo, \"op\",");
+	emit_line(e, "        wp, \"primitive\", \"calls\", \"mean us\", \"share\", \"estimate\", "
+	             "\"ratio\");");
+	emit_open(e, "for (i = 0; i < %s_profile_n; i++)", N);
+	emit_line(e, "const struct %s_profile_row *r = &%s_profile_rows[i];", N, N);
+	emit_line(e, "mean = r->calls ? r->total_us / (double)r->calls : 0.0;");
+	emit_line(e, "fprintf(out, \"%%-3lu %%-*s %%-*s %%-*s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", "
+	             "(unsigned long)i, wn,");
+	emit_line(e, "        r->node, wo, r->op, wp, r->primitive, r->calls, mean,");
+	emit_line(e, "        sum > 0 ? 100.0 * r->total_us / sum : 0.0, r->predicted_us);");
+	emit_line(e, "%s_profile_ratio(out, mean, r->predicted_us);", N);
+	emit_close(e, "");
+	emit_line(e, "/* The total's ratio: the rows with an estimate against their estimates. */");
+	emit_line(e, "fprintf(out, \"%%-3s %%-*s %%-*s %%-*s %%8lu %%11.3f %%5.1f%%%% %%11.3f\", \"\", wn, "
+	             "\"total per run\", wo,");
+	emit_line(e, "        \"\", wp, \"\", runs, runs ? sum / (double)runs : 0.0, sum > 0 ? 100.0 : 0.0,");
+	emit_line(e, "        predicted);");
+	emit_line(e, "%s_profile_ratio(out, runs ? estimated / (double)runs : 0.0, predicted);", N);
+	emit_close(e, "");
+	emit_blank(e);
+}
+
 static void print_header(struct plan *p, struct emitter *e)
 {
 	const struct graph *g = p->g;
@@ -1818,6 +2310,8 @@ static void print_header(struct plan *p, struct emitter *e)
 	emit_line(e, "#define %s_H", p->upper);
 	emit_blank(e);
 	emit_line(e, "#include <stddef.h>");
+	if (p->opt->instrument)
+		emit_line(e, "#include <stdio.h>");
 	emit_blank(e);
 	emit_line(e, "#ifdef __cplusplus");
 	emit_line(e, "extern \"C\" {");
@@ -1848,6 +2342,8 @@ static void print_header(struct plan *p, struct emitter *e)
 		emit_line(e, " * has another size; %s_run() fails until a load succeeded. */", N);
 		emit_line(e, "int %s_load_weights(const char *path);", N);
 	}
+	if (p->opt->instrument)
+		print_profile_decls(p, e);
 	emit_blank(e);
 	emit_line(e, "#ifdef __cplusplus");
 	emit_line(e, "}");
@@ -1880,19 +2376,34 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_line(e, " * arena:        %zu bytes of activations", p->uses_arena ? g->arena_size : 0);
 	emit_line(e, " * layers:       %d functions for %d nodes", n_fn, p->n_layers);
 	emit_line(e, " *");
+	if (p->opt->instrument) {
+		emit_line(e, " * Instrumented (--instrument): %s_run times each layer and transform with",
+		          p->name);
+		emit_line(e, " * clock_gettime(CLOCK_MONOTONIC), so this file defines _POSIX_C_SOURCE");
+		emit_line(e, " * 199309L before its first include; %s_profile_print() shows the times.",
+		          p->name);
+		emit_line(e, " *");
+	}
 	if (p->uses_sgemm == 2 && p->opt->blas_openblas)
 		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with "
 		          "-lopenblas -lm. */", cmt(p, p->base));
 	else
 		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with -lm. */",
 		          cmt(p, p->base));
+	if (p->opt->instrument) {
+		emit_line(e, "#ifndef _POSIX_C_SOURCE");
+		emit_line(e, "#define _POSIX_C_SOURCE 199309L");
+		emit_line(e, "#endif");
+	}
 	emit_line(e, "#include \"%s.h\"", p->base);
 	emit_blank(e);
 	emit_line(e, "#include <math.h>");
 	emit_line(e, "#include <stddef.h>");
-	if (p->mode == WEIGHTS_FILE)
+	if (p->mode == WEIGHTS_FILE || p->opt->instrument)
 		emit_line(e, "#include <stdio.h>");
 	emit_line(e, "#include <string.h>");
+	if (p->opt->instrument)
+		emit_line(e, "#include <time.h>");
 	emit_blank(e);
 	emit_line(e, "/* Runtime functions are private to this file, so models link together. */");
 	emit_line(e, "#define RT_FN static");
@@ -2161,8 +2672,15 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: {
-		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV"};
+	case OP_DIV:
+	case OP_POW:
+	case OP_PRELU:
+	case OP_MAX:
+	case OP_MIN:
+	case OP_SUM: {
+		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV",
+		                                  "RT_POW", "RT_PRELU", "RT_MAX", "RT_MIN"};
+		_Static_assert(sizeof opn / sizeof opn[0] == RT_MIN + 1, "one name per rt_binop");
 		const struct rt_bcast *b = &l->u.binary.b;
 		ints_str(f[0], sizeof f[0], b->dims, b->rank);
 		ints_str(f[1], sizeof f[1], b->sa, b->rank);
@@ -2193,6 +2711,101 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
 		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
 		          rt_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
+		break;
+	case OP_EXP:
+	case OP_LOG:
+	case OP_SQRT:
+	case OP_ABS:
+	case OP_NEG:
+	case OP_RECIPROCAL:
+	case OP_FLOOR:
+	case OP_CEIL:
+	case OP_ROUND:
+	case OP_SIGN:
+	case OP_SIN:
+	case OP_COS:
+	case OP_TAN:
+	case OP_ASIN:
+	case OP_ACOS:
+	case OP_ATAN:
+	case OP_SINH:
+	case OP_COSH:
+	case OP_ASINH:
+	case OP_ACOSH:
+	case OP_ATANH:
+	case OP_ERF:
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_SOFTPLUS:
+	case OP_SOFTSIGN:
+	case OP_MISH:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU:
+		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
+		float_lit(f[1], sizeof f[1], l->u.unary.beta);
+		emit_line(e, "rt_unary_math(%s, %s, %s, %" PRId64 ", x, y); /* function, alpha, beta, "
+		             "n */",
+		          rt_math_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
+		break;
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: {
+		static const char *const opn[] = {
+			"RT_REDUCE_SUM", "RT_REDUCE_MEAN", "RT_REDUCE_MAX", "RT_REDUCE_MIN",
+			"RT_REDUCE_PROD", "RT_REDUCE_L1", "RT_REDUCE_L2", "RT_REDUCE_LOG_SUM",
+			"RT_REDUCE_LOG_SUM_EXP", "RT_REDUCE_SUM_SQUARE"};
+		_Static_assert(sizeof opn / sizeof opn[0] == RT_REDUCE_SUM_SQUARE + 1,
+		               "one name per rt_reduce_op");
+		const struct rt_reduce *r = &l->u.reduce.r;
+		ints_str(f[0], sizeof f[0], r->out_dims, r->n_out);
+		ints_str(f[1], sizeof f[1], r->out_sx, r->n_out);
+		ints_str(f[2], sizeof f[2], r->red_dims, r->n_red);
+		ints_str(f[3], sizeof f[3], r->red_sx, r->n_red);
+		snprintf(buf, sizeof buf,
+		         ".n_out = %d, .out_dims = %s, .out_sx = %s, .n_red = %d, .red_dims = %s, "
+		         ".red_sx = %s",
+		         r->n_out, f[0], f[1], r->n_red, f[2], f[3]);
+		emit_line(e, "/* y's dims and the reduced dims, with their strides in x */");
+		print_struct_fields(e, "struct rt_reduce p", buf);
+		emit_line(e, "rt_reduce(%s, &p, x, y);", opn[l->u.reduce.op]);
+		break;
+	}
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: {
+		const struct rt_norm *c = &l->u.norm;
+		const struct rt_reduce *r = &c->r;
+		ints_str(f[0], sizeof f[0], r->out_dims, r->n_out);
+		ints_str(f[1], sizeof f[1], r->out_sx, r->n_out);
+		ints_str(f[2], sizeof f[2], r->red_dims, r->n_red);
+		ints_str(f[3], sizeof f[3], r->red_sx, r->n_red);
+		float_lit(f[4], sizeof f[4], c->epsilon);
+		snprintf(buf, sizeof buf,
+		         ".r = {.n_out = %d, .out_dims = %s, .out_sx = %s, .n_red = %d, .red_dims = %s, "
+		         ".red_sx = %s}, .epsilon = %s, .eps_outside = %d, .s_mod = %d, .s_o = %d, "
+		         ".s_t = %d",
+		         r->n_out, f[0], f[1], r->n_red, f[2], f[3], f[4], c->eps_outside, c->s_mod,
+		         c->s_o, c->s_t);
+		emit_line(e, "/* groups (kept dims) and their elements (normalised dims), strides in "
+		             "x; scale and bias indices */");
+		print_struct_fields(e, "struct rt_norm p", buf);
+		emit_line(e, "rt_normalize(&p, x, %s, %s, y);", l->n_args > 2 ? "scale" : "NULL",
+		          l->n_args > 3 ? "bias" : "NULL");
+		break;
+	}
+	case OP_HARDMAX:
+		emit_line(e, "rt_hardmax(%d, %d, %d, x, y); /* outer, len, inner */",
+		          l->u.softmax.outer, l->u.softmax.len, l->u.softmax.inner);
 		break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX:
@@ -2405,12 +3018,20 @@ static void print_run(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	print_declarations(p, e, 0);
 	print_declarations(p, e, 1);
+	int timed = 0;
+	for (int i = 0; p->opt->instrument && i < p->n_layers; i++)
+		timed |= is_profiled(&p->layers[i]);
+	if (timed)
+		emit_line(e, "struct timespec %s; /* when the running layer started */", p->prof_var);
 	emit_blank(e);
+	size_t row = 0;
 	for (int i = 0; i < p->n_layers; i++) {
 		const struct layer *l = &p->layers[i];
 		const struct node *n = l->node;
 		if (l->is_view && !l->copy)
 			continue;
+		if (p->opt->instrument)
+			emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &%s);", p->prof_var);
 		if (l->copy) {
 			emit_line(e, "memcpy(%s, %s, %" PRId64 " * sizeof(float)); /* view '%s' (%s) */",
 			          tb_of(p, n->outputs[0])->var, tb_of(p, n->inputs[0])->var,
@@ -2426,6 +3047,8 @@ static void print_run(struct plan *p, struct emitter *e)
 				         l->ws_offset / sizeof(float));
 			emit_line(e, "%s(%s);", l->fn, args);
 		}
+		if (p->opt->instrument)
+			emit_line(e, "%s_profile_add(%zu, &%s);", p->name, row++, p->prof_var);
 		print_output_copies(p, e, n);
 	}
 	print_output_copies(p, e, NULL);
@@ -2444,6 +3067,8 @@ static void print_c_file(struct plan *p, struct emitter *e)
 	for (int i = 0; i < p->n_layers; i++)
 		if (!p->layers[i].is_view)
 			print_layer(p, e, &p->layers[i]);
+	if (p->opt->instrument)
+		print_profile(p, e);
 	print_run(p, e);
 }
 

@@ -42,6 +42,7 @@
 	"  --costs FILE           use a measured cost table (dnncc profile writes one)\n" \
 	"  --profile              measure costs on this machine first (cached), then compile\n" \
 	"  --threads N            1 (multi-threaded code is not built yet)\n"            \
+	"  --instrument           generated code times each layer; NAME_profile_print()\n" \
 	"  --report               print per-layer choices, their costs against every\n" \
 	"                         strategy's, and the memory plan\n"                     \
 	"  --verify-ilp           check the PBQP optimum against GLPK's ILP optimum\n"   \
@@ -270,6 +271,8 @@ int main(int argc, char **argv)
 			opt.report = 1;
 		} else if (strcmp(a, "--dump-ir") == 0) {
 			opt.dump_ir = 1;
+		} else if (strcmp(a, "--instrument") == 0) {
+			opt.instrument = 1;
 		} else if (strcmp(a, "--verify-ilp") == 0) {
 			opt.verify_ilp = 1;
 		} else if (strcmp(a, "--list-primitives") == 0) {
@@ -402,6 +405,12 @@ int main(int argc, char **argv)
 	if (!opt.strategy)
 		opt.strategy = "pbqp";
 	opt.isa = target_isa(opt.target);
+	if (opt.instrument && (profiling || strcmp(opt.target, "cortex-m") == 0)) {
+		fprintf(stderr, profiling ? "dnncc profile: --instrument is a compile option\n"
+		                          : "dnncc: --instrument needs a POSIX clock (clock_gettime), "
+		                            "which --target cortex-m does not have\n");
+		return 2;
+	}
 	if (profiling) {
 		if (!opt.model || !opt.output == !prof.emit_harness) {
 			fprintf(stderr, "dnncc profile: give a model and either -o FILE or --emit-harness "

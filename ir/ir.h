@@ -127,6 +127,61 @@ enum layout {
 	X(OP_CAST, "Cast")                             \
 	X(OP_SLICE, "Slice")                           \
 	X(OP_CONSTANT_OF_SHAPE, "ConstantOfShape")      \
+	/* elementwise math (runtime/unary_math.c, binary.c) */ \
+	X(OP_EXP, "Exp")                                      \
+	X(OP_LOG, "Log")                                      \
+	X(OP_SQRT, "Sqrt")                                    \
+	X(OP_ABS, "Abs")                                      \
+	X(OP_NEG, "Neg")                                      \
+	X(OP_RECIPROCAL, "Reciprocal")                        \
+	X(OP_FLOOR, "Floor")                                  \
+	X(OP_CEIL, "Ceil")                                    \
+	X(OP_ROUND, "Round")                                  \
+	X(OP_SIGN, "Sign")                                    \
+	X(OP_SIN, "Sin")                                      \
+	X(OP_COS, "Cos")                                      \
+	X(OP_TAN, "Tan")                                      \
+	X(OP_ASIN, "Asin")                                    \
+	X(OP_ACOS, "Acos")                                    \
+	X(OP_ATAN, "Atan")                                    \
+	X(OP_SINH, "Sinh")                                    \
+	X(OP_COSH, "Cosh")                                    \
+	X(OP_ASINH, "Asinh")                                  \
+	X(OP_ACOSH, "Acosh")                                  \
+	X(OP_ATANH, "Atanh")                                  \
+	X(OP_ERF, "Erf")                                      \
+	X(OP_ELU, "Elu")                                      \
+	X(OP_SELU, "Selu")                                    \
+	X(OP_CELU, "Celu")                                    \
+	X(OP_HARD_SIGMOID, "HardSigmoid")                     \
+	X(OP_HARD_SWISH, "HardSwish")                         \
+	X(OP_SOFTPLUS, "Softplus")                            \
+	X(OP_SOFTSIGN, "Softsign")                            \
+	X(OP_MISH, "Mish")                                    \
+	X(OP_THRESHOLDED_RELU, "ThresholdedRelu")             \
+	X(OP_GELU, "Gelu")                                    \
+	X(OP_PRELU, "PRelu")                                  \
+	X(OP_POW, "Pow")                                      \
+	X(OP_MAX, "Max")                                      \
+	X(OP_MIN, "Min")                                      \
+	X(OP_MEAN, "Mean")                                    \
+	X(OP_SUM, "Sum")                                      \
+	/* reductions (runtime/reduce.c) */ \
+	X(OP_REDUCE_MEAN, "ReduceMean")                       \
+	X(OP_REDUCE_SUM, "ReduceSum")                         \
+	X(OP_REDUCE_MAX, "ReduceMax")                         \
+	X(OP_REDUCE_MIN, "ReduceMin")                         \
+	X(OP_REDUCE_PROD, "ReduceProd")                       \
+	X(OP_REDUCE_L1, "ReduceL1")                           \
+	X(OP_REDUCE_L2, "ReduceL2")                           \
+	X(OP_REDUCE_LOG_SUM, "ReduceLogSum")                  \
+	X(OP_REDUCE_LOG_SUM_EXP, "ReduceLogSumExp")           \
+	X(OP_REDUCE_SUM_SQUARE, "ReduceSumSquare")            \
+	/* normalisations (runtime/normalize.c) */ \
+	X(OP_LAYER_NORM, "LayerNormalization")                \
+	X(OP_INSTANCE_NORM, "InstanceNormalization")          \
+	X(OP_MVN, "MeanVarianceNormalization")                \
+	X(OP_HARDMAX, "Hardmax")                              \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
 	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \

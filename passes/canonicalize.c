@@ -258,11 +258,23 @@ static int required_inputs(enum op op)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: return 2;
+	case OP_DIV:
+	case OP_POW:
+	case OP_PRELU:
+	case OP_LAYER_NORM: return 2;
+	case OP_INSTANCE_NORM: return 3;
 	case OP_BATCHNORM: return 5;
 	case OP_CONSTANT: return 0;
 	default: return 1;
 	}
+}
+
+static int is_reduce(enum op op)
+{
+	return op == OP_REDUCE_MEAN || op == OP_REDUCE_SUM || op == OP_REDUCE_MAX ||
+	       op == OP_REDUCE_MIN || op == OP_REDUCE_PROD || op == OP_REDUCE_L1 ||
+	       op == OP_REDUCE_L2 || op == OP_REDUCE_LOG_SUM || op == OP_REDUCE_LOG_SUM_EXP ||
+	       op == OP_REDUCE_SUM_SQUARE;
 }
 
 /* How many leading inputs carry data the node computes on; the rest are
@@ -276,7 +288,7 @@ static int data_inputs(const struct node *n)
 	case OP_RESHAPE:
 	case OP_SQUEEZE:
 	case OP_UNSQUEEZE: return n->n_inputs < 1 ? n->n_inputs : 1;
-	default: return n->n_inputs;
+	default: return is_reduce(n->op) && n->n_inputs > 1 ? 1 : n->n_inputs;
 	}
 }
 
@@ -956,6 +968,329 @@ static int canon_lrn(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* Elementwise math with float attributes: the ONNX defaults written out
+ * (Elu, Selu, Celu, HardSigmoid, ThresholdedRelu), Gelu's approximation
+ * checked. The backend reads these names. */
+static const struct math_attr {
+	enum op op;
+	const char *name; /* ONNX attribute name */
+	double dflt;      /* its default */
+} math_attrs[] = {
+	{OP_ELU, "alpha", 1.0},
+	{OP_SELU, "alpha", 1.67326319217681884765625},
+	{OP_SELU, "gamma", 1.05070102214813232421875},
+	{OP_CELU, "alpha", 1.0},
+	{OP_HARD_SIGMOID, "alpha", 0.2},
+	{OP_HARD_SIGMOID, "beta", 0.5},
+	{OP_THRESHOLDED_RELU, "alpha", 1.0},
+};
+
+static int canon_math(struct graph *g, struct node *n, struct diag *d)
+{
+	for (size_t i = 0; i < sizeof math_attrs / sizeof math_attrs[0]; i++)
+		if (math_attrs[i].op == n->op)
+			put_float(g, n, math_attrs[i].name,
+			          get_float(d, n, math_attrs[i].name, math_attrs[i].dflt));
+	if (n->op == OP_CELU && get_float(d, n, "alpha", 1.0) == 0.0) {
+		diag_error(d, n, "alpha is 0; Celu divides by alpha");
+		return 1;
+	}
+	if (n->op == OP_GELU) {
+		const char *approx = get_string(d, n, "approximate", "none");
+		if (strcmp(approx, "none") != 0 && strcmp(approx, "tanh") != 0) {
+			diag_error(d, n, "approximate is '%s', expected 'none' or 'tanh'", approx);
+			return 1;
+		}
+		put_string(g, n, "approximate", approx);
+	}
+	return 0;
+}
+
+/* Shape of a and b broadcast together (infer_shapes checked they do). */
+static void bcast_shape(const struct tensor *a, const struct tensor *b, int *rank, int64_t *dims)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+	for (int i = 0; i < r; i++) {
+		int64_t da = i < r - a->rank ? 1 : a->dims[i - (r - a->rank)];
+		int64_t db = i < r - b->rank ? 1 : b->dims[i - (r - b->rank)];
+		dims[i] = da == 1 ? db : da;
+	}
+	*rank = r;
+}
+
+/* Variadic Max, Min, Sum and Mean become what the backend runs: a chain of
+ * two-input Max/Min/Sum nodes, y = ((x0 op x1) op x2) ..., and for Mean a
+ * Div of that sum by the input count (ONNX Mean: the elementwise average).
+ * One input is the input itself. The node becomes the first link; the others
+ * go right behind it and are visited later. */
+static int canon_variadic(struct graph *g, struct node *n, struct diag *d)
+{
+	int k = n->n_inputs;
+	int mean = n->op == OP_MEAN;
+	struct tensor *y = n->outputs[0]; /* all inputs broadcast together */
+	char buf[256], suffix[32];
+	if (k == 1 && !mean)
+		return remove_passthrough(g, n, d);
+	enum op link = mean ? OP_SUM : n->op;
+	struct node *last = n;
+	struct tensor *acc = n->inputs[0]; /* the result so far */
+	struct tensor **ins = n->inputs;
+	for (int i = 1; i < k; i++) {
+		struct tensor *out = y;
+		if (i < k - 1 || mean) {
+			int64_t dims[IR_MAX_RANK];
+			int rank;
+			bcast_shape(acc, ins[i], &rank, dims);
+			snprintf(suffix, sizeof suffix, "_part%d", i);
+			out = ir_new_tensor(g, derived_name(buf, sizeof buf, y->name, suffix), DTYPE_F32);
+			ir_set_shape(out, rank, dims);
+		}
+		struct tensor *pair[2] = {acc, ins[i]};
+		if (i == 1) {
+			struct tensor **two = arena_alloc(&g->arena, 2 * sizeof *two);
+			two[0] = pair[0];
+			two[1] = pair[1];
+			n->op = link;
+			n->inputs = two;
+			n->n_inputs = 2;
+			n->outputs[0] = out;
+			out->producer = n;
+		} else {
+			snprintf(suffix, sizeof suffix, "_%d", i);
+			last = insert_node_after(g, last, link,
+			                         unique_node_name(g, derived_name(buf, sizeof buf,
+			                                                          n->name, suffix)),
+			                         2, pair, 1, &out);
+		}
+		acc = out;
+	}
+	if (mean) {
+		float *count = arena_alloc(&g->arena, sizeof *count);
+		int64_t scalar[1] = {1}; /* unread: rank 0 */
+		*count = (float)k;
+		struct tensor *tk = ir_new_constant(g, derived_name(buf, sizeof buf, n->name, "_count"),
+		                                    DTYPE_F32, 0, scalar, count);
+		struct tensor *pair[2] = {acc, tk};
+		if (k == 1) {
+			/* Mean of one input: x / 1, kept as a node so y stays written. */
+			struct tensor **two = arena_alloc(&g->arena, 2 * sizeof *two);
+			two[0] = pair[0];
+			two[1] = pair[1];
+			n->op = OP_DIV;
+			n->inputs = two;
+			n->n_inputs = 2;
+			return 0;
+		}
+		insert_node_after(g, last, OP_DIV,
+		                  unique_node_name(g, derived_name(buf, sizeof buf, n->name, "_mean")),
+		                  2, pair, 1, &y);
+	}
+	return 0;
+}
+
+/* Reductions: axes (attribute, or the constant input 1 infer_shapes read)
+ * become the attribute "axes", normalised, ascending and never empty, and
+ * "keepdims" is explicit; input 1 is dropped. noop_with_empty_axes=1 with no
+ * axes is the identity (ONNX: "the output tensor would be equivalent to input
+ * tensor") and goes like an Identity. */
+static int canon_reduce(struct graph *g, struct node *n, struct diag *d)
+{
+	struct tensor *x = n->inputs[0]; /* any shape */
+	const struct tensor *t = n->n_inputs > 1 ? n->inputs[1] : NULL;
+	int64_t axes[IR_MAX_RANK];
+	int k = 0;
+	if (t) {
+		if (!t->data || !is_integer_dtype(t->dtype) || ir_numel(t) > IR_MAX_RANK) {
+			diag_error(d, n, "axes '%s' must be a constant list of at most %d integers",
+			           t->name, IR_MAX_RANK);
+			return 1;
+		}
+		k = (int)ir_numel(t);
+		for (int i = 0; i < k; i++)
+			axes[i] = (int64_t)const_elem(t, i);
+	} else {
+		const int64_t *v;
+		int m = get_ints(d, n, "axes", &v);
+		if (m == -2 || m > IR_MAX_RANK)
+			return 1;
+		for (int i = 0; i < m; i++)
+			axes[k++] = v[i];
+	}
+	int64_t noop = get_int(d, n, "noop_with_empty_axes", 0);
+	if (k == 0 && noop)
+		return remove_passthrough(g, n, d);
+	unsigned char red[IR_MAX_RANK] = {0};
+	for (int i = 0; i < k; i++) {
+		if (normalize_axis(d, n, &axes[i], x->rank))
+			return 1;
+		red[axes[i]] = 1;
+	}
+	int64_t sorted[IR_MAX_RANK];
+	int m = 0;
+	for (int i = 0; i < x->rank; i++)
+		if (k == 0 || red[i])
+			sorted[m++] = i;
+	put_ints(g, n, "axes", m, sorted);
+	put_int(g, n, "keepdims", get_int(d, n, "keepdims", 1) != 0);
+	n->n_inputs = 1;
+	return 0;
+}
+
+/* LayerNormalization's Mean and InvStdDev outputs, when read, are computed by
+ * nodes of their own behind it (ONNX LayerNormalization's function body):
+ *   Mean = ReduceMean(X, axes), InvStdDev = Reciprocal(Sqrt(ReduceMean((X -
+ *   Mean)^2, axes) + epsilon)), keepdims = 1.
+ * The node keeps Y only. */
+static struct node *add_after(struct graph *g, struct node *after, enum op op,
+                              const char *suffix, struct tensor *a, struct tensor *b,
+                              struct tensor *y)
+{
+	char buf[256];
+	struct tensor *ins[2] = {a, b};
+	return insert_node_after(g, after, op,
+	                         unique_node_name(g, derived_name(buf, sizeof buf, after->name,
+	                                                          suffix)),
+	                         b ? 2 : 1, ins, 1, &y);
+}
+
+static struct tensor *stat_tensor(struct graph *g, const struct tensor *like, const char *suffix)
+{
+	char buf[256];
+	struct tensor *t = ir_new_tensor(g, derived_name(buf, sizeof buf, like->name, suffix),
+	                                 DTYPE_F32);
+	ir_set_shape(t, like->rank, like->dims);
+	return t;
+}
+
+static void reduce_attrs(struct graph *g, struct node *r, int k, const int64_t *axes)
+{
+	put_ints(g, r, "axes", k, axes);
+	put_int(g, r, "keepdims", 1);
+}
+
+static void layer_norm_stats(struct graph *g, struct node *n, int k, const int64_t *axes,
+                             double eps)
+{
+	struct tensor *x = n->inputs[0];
+	struct tensor *mean = n->n_outputs > 1 ? n->outputs[1] : NULL; /* X's dims, normalised ones 1 */
+	struct tensor *inv = n->n_outputs > 2 ? n->outputs[2] : NULL;  /* like mean */
+	if (mean && !n_readers(g, mean))
+		mean = NULL;
+	if (inv && !n_readers(g, inv))
+		inv = NULL;
+	for (int i = 1; i < n->n_outputs; i++)
+		if (n->outputs[i] && n->outputs[i]->producer == n)
+			n->outputs[i]->producer = NULL;
+	n->n_outputs = 1;
+	if (!mean && !inv)
+		return;
+	const struct tensor *like = mean ? mean : inv;
+	struct tensor *m = mean ? mean : stat_tensor(g, like, "_mean");
+	struct node *last = add_after(g, n, OP_REDUCE_MEAN, "_mean", x, NULL, m);
+	reduce_attrs(g, last, k, axes);
+	if (!inv)
+		return;
+	struct tensor *dev = stat_tensor(g, x, "_centred"), *sq = stat_tensor(g, x, "_squared");
+	struct tensor *var = stat_tensor(g, like, "_var"), *ve = stat_tensor(g, like, "_var_eps");
+	struct tensor *sd = stat_tensor(g, like, "_std");
+	float *e = arena_alloc(&g->arena, sizeof *e);
+	int64_t scalar[1] = {1}; /* unread: rank 0 */
+	char buf[256];
+	*e = (float)eps;
+	struct tensor *te = ir_new_constant(g, derived_name(buf, sizeof buf, n->name, "_epsilon"),
+	                                    DTYPE_F32, 0, scalar, e);
+	last = add_after(g, last, OP_SUB, "_centre", x, m, dev);
+	last = add_after(g, last, OP_MUL, "_square", dev, dev, sq);
+	last = add_after(g, last, OP_REDUCE_MEAN, "_var", sq, NULL, var);
+	reduce_attrs(g, last, k, axes);
+	last = add_after(g, last, OP_ADD, "_var_eps", var, te, ve);
+	last = add_after(g, last, OP_SQRT, "_std", ve, NULL, sd);
+	add_after(g, last, OP_RECIPROCAL, "_inv_std", sd, NULL, inv);
+}
+
+/* Normalisations get explicit "axes" (the normalised dims, ascending) and
+ * "epsilon" (ONNX defaults: 1e-5; MVN's function body adds 1e-9 to the
+ * standard deviation). LayerNormalization normalises dims axis..rank-1 with
+ * Scale and B of that shape (or one value); InstanceNormalization dims 2..
+ * with scale and B of C values; MeanVarianceNormalization its axes
+ * (default [0, 2, 3]). */
+static int canon_norm(struct graph *g, struct node *n, struct diag *d)
+{
+	struct tensor *x = n->inputs[0]; /* [N, C, ...] for InstanceNormalization */
+	int64_t axes[IR_MAX_RANK];
+	int k = 0;
+	if (n->op == OP_LAYER_NORM) {
+		int64_t axis = get_int(d, n, "axis", -1);
+		if (normalize_axis(d, n, &axis, x->rank))
+			return 1;
+		if (get_int(d, n, "stash_type", 1) != 1) {
+			diag_error(d, n, "stash_type %" PRId64 " is not supported (only 1, float32; "
+			           "dnncc computes the statistics in double)", get_int(d, n, "stash_type", 1));
+			return 1;
+		}
+		int64_t inner = 1;
+		for (int64_t i = axis; i < x->rank; i++) {
+			axes[k++] = i;
+			inner *= x->dims[i];
+		}
+		for (int i = 1; i < n->n_inputs; i++) {
+			const struct tensor *t = n->inputs[i]; /* Scale, B: X's dims from axis on */
+			if (t && ir_numel(t) != inner && ir_numel(t) != 1) {
+				diag_error(d, n, "%s '%s' has %" PRId64 " values; only %" PRId64
+				           " (X's normalised dims) or 1 are supported",
+				           i == 1 ? "Scale" : "B", t->name, ir_numel(t), inner);
+				return 1;
+			}
+		}
+		put_float(g, n, "epsilon", get_float(d, n, "epsilon", 1e-5));
+		layer_norm_stats(g, n, k, axes, get_float(d, n, "epsilon", 1e-5));
+	} else if (n->op == OP_INSTANCE_NORM) {
+		if (x->rank < 3) {
+			diag_error(d, n, "input '%s' has rank %d, expected [N, C, D1, ...]", x->name,
+			           x->rank);
+			return 1;
+		}
+		for (int i = 1; i < 3; i++) {
+			const struct tensor *t = n->inputs[i];
+			if (ir_numel(t) != x->dims[1]) {
+				diag_error(d, n, "%s '%s' has %" PRId64 " values, expected C = %" PRId64,
+				           i == 1 ? "scale" : "B", t->name, ir_numel(t), x->dims[1]);
+				return 1;
+			}
+		}
+		for (int i = 2; i < x->rank; i++)
+			axes[k++] = i;
+		put_float(g, n, "epsilon", get_float(d, n, "epsilon", 1e-5));
+	} else {
+		const int64_t *v;
+		int m = get_ints(d, n, "axes", &v);
+		static const int64_t dflt[3] = {0, 2, 3};
+		if (m == -2 || m > IR_MAX_RANK)
+			return 1;
+		if (m == -1) {
+			v = dflt;
+			m = 3;
+		}
+		unsigned char seen[IR_MAX_RANK] = {0};
+		for (int i = 0; i < m; i++) {
+			int64_t a = v[i];
+			if (normalize_axis(d, n, &a, x->rank))
+				return 1;
+			seen[a] = 1;
+		}
+		for (int i = 0; i < x->rank; i++)
+			if (seen[i])
+				axes[k++] = i;
+		if (k == 0) {
+			diag_error(d, n, "axes is empty");
+			return 1;
+		}
+		put_float(g, n, "epsilon", 1e-9);
+	}
+	put_ints(g, n, "axes", k, axes);
+	return 0;
+}
+
 static int canon_node(struct graph *g, struct node *n, struct diag *d)
 {
 	if (check_arity(d, n))
@@ -992,7 +1327,8 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_LEAKY_RELU: put_float(g, n, "alpha", get_float(d, n, "alpha", 0.01)); break;
 	case OP_CLIP: err += canon_clip(g, n, d); break;
 	case OP_SOFTMAX:
-	case OP_LOG_SOFTMAX: err += canon_softmax(g, n, d); break;
+	case OP_LOG_SOFTMAX:
+	case OP_HARDMAX: err += canon_softmax(g, n, d); break;
 	case OP_GLOBAL_AVGPOOL:
 	case OP_GLOBAL_MAXPOOL:
 		if (n->inputs[0]->rank < 3) {
@@ -1009,7 +1345,33 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_UNSQUEEZE: err += canon_view(g, n, d); break;
 	case OP_TRANSPOSE: err += canon_transpose(g, n, d); break;
 	case OP_PAD: err += canon_pad(g, n, d); break;
-	default: break; /* Relu, Sigmoid, Tanh; BatchNormalization comes next */
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU: err += canon_math(g, n, d); break;
+	case OP_MAX:
+	case OP_MIN:
+	case OP_SUM:
+	case OP_MEAN:
+		if (n->n_inputs != 2 || n->op == OP_MEAN)
+			err += canon_variadic(g, n, d);
+		break;
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: err += canon_reduce(g, n, d); break;
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: err += canon_norm(g, n, d); break;
+	default: break; /* Relu, Sigmoid, Tanh, unary math; BatchNormalization comes next */
 	}
 	return err;
 }

@@ -1776,6 +1776,146 @@ static int infer_constant_of_shape(struct ctx *c, struct node *n)
 	return 0;
 }
 
+/* ---- elementwise math: Pow, PRelu, variadic Max/Min/Mean/Sum ------------------- */
+
+/* Pow (numpy broadcasting, Y typed as X) and PRelu (the slope broadcasts to X
+ * in one direction, ONNX PRelu-7+: Y is shaped as X). */
+static int infer_pow_prelu(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 2, 1))
+		return -1;
+	struct tensor *a = n->inputs[0], *b = n->inputs[1];
+	int64_t dims[IR_MAX_RANK];
+	int r, bad;
+	/* PRelu-6 and before: a slope of C values is per channel (dim 1), which
+	 * is numpy broadcasting of the slope shaped [C, 1, ..., 1]; a constant
+	 * slope gets that shape (a copy: its data may be shared). */
+	if (n->op == OP_PRELU && c->opset < 7 && b->rank == 1 && a->rank > 2 &&
+	    b->dims[0] == a->dims[1] && b->dims[0] != 1) {
+		if (!b->data || !ir_dtype_size(b->dtype)) {
+			diag_error(c->d, n, "per-channel slope '%s' (PRelu-6) is supported only as "
+			           "a constant", b->name);
+			return -1;
+		}
+		int64_t db[IR_MAX_RANK];
+		db[0] = b->dims[0];
+		for (int i = 1; i < a->rank - 1; i++)
+			db[i] = 1;
+		n->inputs[1] = b = ir_new_constant(c->g, b->name, b->dtype, a->rank - 1, db,
+		                                   arena_memdup(&c->g->arena, b->data, ir_nbytes(b)));
+	}
+	if (broadcast_dims(a->rank, a->dims, b->rank, b->dims, &r, dims, &bad) ||
+	    (n->op == OP_PRELU &&
+	     (r != a->rank || memcmp(dims, a->dims, (size_t)r * sizeof *dims) != 0))) {
+		diag_error(c->d, n, "%s %s does not broadcast %s %s (ONNX %s broadcasting)",
+		           n->op == OP_PRELU ? "slope" : "exponent", SHAPE(b),
+		           n->op == OP_PRELU ? "to" : "with", SHAPE(a),
+		           n->op == OP_PRELU ? "unidirectional" : "multidirectional");
+		return -1;
+	}
+	return set_out(c, n, 0, a->dtype, r, dims);
+}
+
+/* Max, Min, Mean, Sum: one or more inputs of one dtype, broadcast together. */
+static int infer_variadic(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, INT_MAX, 1))
+		return -1;
+	struct tensor *a = n->inputs[0];
+	int64_t dims[IR_MAX_RANK];
+	int r = a->rank;
+	memcpy(dims, a->dims, (size_t)r * sizeof *dims);
+	for (int i = 1; i < n->n_inputs; i++) {
+		struct tensor *b = n->inputs[i];
+		int64_t next[IR_MAX_RANK];
+		int bad, ro;
+		if (!b) {
+			diag_error(c->d, n, "input %d is missing", i);
+			return -1;
+		}
+		if (same_dtype(c, n, a, b))
+			return -1;
+		if (broadcast_dims(r, dims, b->rank, b->dims, &ro, next, &bad)) {
+			diag_error(c->d, n, "input %d %s does not broadcast with the shape %s of the "
+			           "inputs before it (ONNX multidirectional broadcasting)",
+			           i, SHAPE(b), DIMS(r, dims));
+			return -1;
+		}
+		memcpy(dims, next, sizeof next);
+		r = ro;
+	}
+	return set_out(c, n, 0, a->dtype, r, dims);
+}
+
+/* ---- reductions ------------------------------------------------------------------- */
+
+/* ReduceSum from opset 13 and the other reductions from 18 read axes from an
+ * optional constant input; before that, from the attribute. Either way an
+ * empty list reduces every axis, unless noop_with_empty_axes (13/18 on) says
+ * the input passes unchanged. keepdims (default 1) keeps reduced dims as 1s. */
+static int infer_reduce(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 2, 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int64_t axes[IR_MAX_RANK];
+	int k = in(n, 1) ? const_ints(c, n, 1, "axes", axes, IR_MAX_RANK)
+	                 : attr_list(c, n, "axes", axes, IR_MAX_RANK);
+	if (k == -1)
+		return -1;
+	if (k == -2)
+		k = 0;
+	unsigned char red[IR_MAX_RANK] = {0};
+	int ax[IR_MAX_RANK];
+	if (norm_axes(c, n, "axes", axes, k, x->rank, ax, red))
+		return -1;
+	if (k == 0 && ir_attr_int(n, "noop_with_empty_axes", 0))
+		return set_out(c, n, 0, x->dtype, x->rank, x->dims);
+	int keep = ir_attr_int(n, "keepdims", 1) != 0;
+	int64_t dims[IR_MAX_RANK];
+	int r = 0;
+	for (int i = 0; i < x->rank; i++) {
+		if (k == 0 || red[i]) {
+			if (x->dims[i] == 0) {
+				diag_error(c->d, n, "reduces the empty axis %d of %s", i, SHAPE(x));
+				return -1;
+			}
+			if (keep)
+				dims[r++] = 1;
+		} else {
+			dims[r++] = x->dims[i];
+		}
+	}
+	return set_out(c, n, 0, x->dtype, r, dims);
+}
+
+/* LayerNormalization (X, Scale[, B]), InstanceNormalization (X, scale, B),
+ * MeanVarianceNormalization (X): Y is shaped as X; LayerNormalization's
+ * optional Mean and InvStdDev are X's shape with the normalised dims (axis
+ * on) 1, float32 (stash_type 1). */
+static int infer_norm(struct ctx *c, struct node *n)
+{
+	int ln = n->op == OP_LAYER_NORM;
+	int need = ln ? 2 : n->op == OP_INSTANCE_NORM ? 3 : 1;
+	if (check_arity(c, n, need, ln ? 3 : need, ln ? 3 : 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	if (set_out(c, n, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	if (!ln || ((n->n_outputs < 2 || !n->outputs[1]) && (n->n_outputs < 3 || !n->outputs[2])))
+		return 0;
+	int axis;
+	if (norm_axis(c, n, "axis", ir_attr_int(n, "axis", -1), x->rank, &axis))
+		return -1;
+	int64_t dims[IR_MAX_RANK];
+	for (int i = 0; i < x->rank; i++)
+		dims[i] = i < axis ? x->dims[i] : 1;
+	for (int k = 1; k < n->n_outputs; k++)
+		if (n->outputs[k] && set_out(c, n, k, DTYPE_F32, x->rank, dims))
+			return -1;
+	return 0;
+}
+
 /* ---- the walk --------------------------------------------------------------------- */
 
 static int infer_node(struct ctx *c, struct node *n)
@@ -1792,9 +1932,61 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_LEAKY_RELU:
 	case OP_CLIP:
 	case OP_SIGMOID:
-	case OP_TANH: return infer_unary(c, n);
+	case OP_TANH:
+	case OP_EXP:
+	case OP_LOG:
+	case OP_SQRT:
+	case OP_ABS:
+	case OP_NEG:
+	case OP_RECIPROCAL:
+	case OP_FLOOR:
+	case OP_CEIL:
+	case OP_ROUND:
+	case OP_SIGN:
+	case OP_SIN:
+	case OP_COS:
+	case OP_TAN:
+	case OP_ASIN:
+	case OP_ACOS:
+	case OP_ATAN:
+	case OP_SINH:
+	case OP_COSH:
+	case OP_ASINH:
+	case OP_ACOSH:
+	case OP_ATANH:
+	case OP_ERF:
+	case OP_ELU:
+	case OP_SELU:
+	case OP_CELU:
+	case OP_HARD_SIGMOID:
+	case OP_HARD_SWISH:
+	case OP_SOFTPLUS:
+	case OP_SOFTSIGN:
+	case OP_MISH:
+	case OP_THRESHOLDED_RELU:
+	case OP_GELU: return infer_unary(c, n);
+	case OP_POW:
+	case OP_PRELU: return infer_pow_prelu(c, n);
+	case OP_MAX:
+	case OP_MIN:
+	case OP_MEAN:
+	case OP_SUM: return infer_variadic(c, n);
+	case OP_REDUCE_MEAN:
+	case OP_REDUCE_SUM:
+	case OP_REDUCE_MAX:
+	case OP_REDUCE_MIN:
+	case OP_REDUCE_PROD:
+	case OP_REDUCE_L1:
+	case OP_REDUCE_L2:
+	case OP_REDUCE_LOG_SUM:
+	case OP_REDUCE_LOG_SUM_EXP:
+	case OP_REDUCE_SUM_SQUARE: return infer_reduce(c, n);
+	case OP_LAYER_NORM:
+	case OP_INSTANCE_NORM:
+	case OP_MVN: return infer_norm(c, n);
 	case OP_SOFTMAX:
-	case OP_LOG_SOFTMAX: return infer_softmax(c, n);
+	case OP_LOG_SOFTMAX:
+	case OP_HARDMAX: return infer_softmax(c, n);
 	case OP_BATCHNORM: return infer_batchnorm(c, n);
 	case OP_MAXPOOL:
 	case OP_AVGPOOL: return infer_pool(c, n);

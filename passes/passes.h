@@ -46,6 +46,7 @@ struct options {
 	int isa;                       /* GEMM micro-kernel of the target (RT_SGEMM_ISA_*) */
 	const char *target;            /* --target, for the generated header */
 	int blas_openblas;             /* --blas openblas: GEMMs call cblas_sgemm */
+	int instrument;                /* --instrument: NAME_run times each layer (POSIX clock) */
 	const struct cost_table *costs; /* --costs / --profile: measured costs (costs.c);
 	                                   NULL: the built-in model (cost_model.c); not owned */
 	int verify_ilp;                /* --verify-ilp: cross-check the PBQP optimum with GLPK */

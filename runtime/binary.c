@@ -1,5 +1,6 @@
-/* binary.c - elementwise arithmetic with broadcasting, ONNX Add, Sub, Mul and
- * Div (https://onnx.ai/onnx/operators/onnx__Add.html and siblings), numpy
+/* binary.c - elementwise arithmetic with broadcasting, ONNX Add, Sub, Mul,
+ * Div, Pow, PRelu, and Max and Min of two inputs
+ * (https://onnx.ai/onnx/operators/onnx__Add.html and siblings), numpy
  * multidirectional broadcasting:
  *   y[i] = a[sum(i[d] * sa[d])] OP b[sum(i[d] * sb[d])]
  * for every index vector i of the dense output p->dims (stride 0 on a
@@ -13,7 +14,11 @@ static inline float rt_binary_apply(int op, float u, float v)
 	case RT_ADD: return u + v;
 	case RT_SUB: return u - v;
 	case RT_MUL: return u * v;
-	default: return u / v;
+	case RT_DIV: return u / v;
+	case RT_POW: return (float)pow(u, v);
+	case RT_PRELU: return u < 0.0f ? u * v : u;
+	case RT_MAX: return u != u || v != v ? u + v : u > v ? u : v; /* NaN wins */
+	default: return u != u || v != v ? u + v : u < v ? u : v;   /* RT_MIN */
 	}
 }
 

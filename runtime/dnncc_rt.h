@@ -25,8 +25,18 @@ void rt_matmul(const struct rt_bcast *batch, int M, int N, int K, const float *a
 void rt_binary(int op, const struct rt_bcast *p, const float *a, const float *b, float *y);
 /* unary.c: y[i] = act(x[i]) for n elements; x may equal y */
 void rt_unary(int act, float alpha, float beta, size_t n, const float *x, float *y);
+/* unary_math.c: y[i] = f(x[i]) for n elements, f the enum rt_math_fn with its
+ * alpha and beta; x may equal y */
+void rt_unary_math(int fn, float alpha, float beta, size_t n, const float *x, float *y);
+/* reduce.c: y = the reduction op of x over p's reduced dims */
+void rt_reduce(int op, const struct rt_reduce *p, const float *x, float *y);
+/* normalize.c: y = x normalised per group of p->r (scale, bias may be NULL) */
+void rt_normalize(const struct rt_norm *p, const float *x, const float *scale, const float *bias,
+                  float *y);
 /* softmax.c: x, y [outer, len, inner]; softmax (or log-softmax) along len */
 void rt_softmax(int outer, int len, int inner, int log_softmax, const float *x, float *y);
+/* hardmax.c: x, y [outer, len, inner]; 1 at the first maximum along len */
+void rt_hardmax(int outer, int len, int inner, const float *x, float *y);
 /* lrn.c: ONNX LRN across channels; x, y [N, C, HW] */
 void rt_lrn(int N, int C, int HW, int size, float alpha, float beta, float bias, const float *x,
             float *y);

@@ -49,6 +49,51 @@ static inline float rt_act_apply(int act, float alpha, float beta, float v)
 	}
 }
 
+/* Elementwise math functions of unary_math.c, one per ONNX operator
+ * (https://onnx.ai/onnx/operators/, the operator of the same name); alpha and
+ * beta carry the operator's float attributes as the comment says. X(enum). */
+#define RT_MATH_FNS(X)                                                         \
+	X(RT_MATH_EXP)                                                         \
+	X(RT_MATH_LOG)                                                         \
+	X(RT_MATH_SQRT)                                                        \
+	X(RT_MATH_ABS)                                                         \
+	X(RT_MATH_NEG)                                                         \
+	X(RT_MATH_RECIPROCAL)                                                  \
+	X(RT_MATH_FLOOR)                                                       \
+	X(RT_MATH_CEIL)                                                        \
+	X(RT_MATH_ROUND)            /* half to even */                         \
+	X(RT_MATH_SIGN)                                                        \
+	X(RT_MATH_SIN)                                                         \
+	X(RT_MATH_COS)                                                         \
+	X(RT_MATH_TAN)                                                         \
+	X(RT_MATH_ASIN)                                                        \
+	X(RT_MATH_ACOS)                                                        \
+	X(RT_MATH_ATAN)                                                        \
+	X(RT_MATH_SINH)                                                        \
+	X(RT_MATH_COSH)                                                        \
+	X(RT_MATH_ASINH)                                                       \
+	X(RT_MATH_ACOSH)                                                       \
+	X(RT_MATH_ATANH)                                                       \
+	X(RT_MATH_ERF)                                                         \
+	X(RT_MATH_ELU)              /* alpha */                                \
+	X(RT_MATH_SELU)             /* alpha, beta: gamma */                   \
+	X(RT_MATH_CELU)             /* alpha */                                \
+	X(RT_MATH_HARD_SIGMOID)     /* alpha, beta */                          \
+	X(RT_MATH_HARD_SWISH)                                                  \
+	X(RT_MATH_SOFTPLUS)                                                    \
+	X(RT_MATH_SOFTSIGN)                                                    \
+	X(RT_MATH_MISH)                                                        \
+	X(RT_MATH_THRESHOLDED_RELU) /* alpha */                                \
+	X(RT_MATH_GELU)             /* approximate="none" */                   \
+	X(RT_MATH_GELU_TANH)        /* approximate="tanh" */
+
+enum rt_math_fn {
+#define X(e) e,
+	RT_MATH_FNS(X)
+#undef X
+	RT_MATH_COUNT_
+};
+
 /* 2-D convolution, ONNX Conv semantics (cross-correlation).
  * x: [N, C, H, W]   w: [M, C/group, kH, kW]   b: [M] or NULL   y: [N, M, oH, oW] */
 struct rt_conv2d {
@@ -106,7 +151,53 @@ struct rt_bcast {
 	int sb[RT_MAX_RANK];
 };
 
-enum rt_binop { RT_ADD, RT_SUB, RT_MUL, RT_DIV };
+/* RT_POW: a to the power b (ONNX Pow); RT_PRELU: a where a >= 0, else a * b
+ * (ONNX PRelu, b the slope); RT_MAX, RT_MIN: the larger or smaller, NaN if
+ * either is NaN (ONNX Max, Min with two inputs). */
+enum rt_binop { RT_ADD, RT_SUB, RT_MUL, RT_DIV, RT_POW, RT_PRELU, RT_MAX, RT_MIN };
+
+/* Reductions of reduce.c, ONNX ReduceSum and siblings
+ * (https://onnx.ai/onnx/operators/onnx__ReduceSum.html). */
+enum rt_reduce_op {
+	RT_REDUCE_SUM,
+	RT_REDUCE_MEAN,
+	RT_REDUCE_MAX,
+	RT_REDUCE_MIN,
+	RT_REDUCE_PROD,
+	RT_REDUCE_L1,          /* sum of |x| */
+	RT_REDUCE_L2,          /* sqrt of the sum of x^2 */
+	RT_REDUCE_LOG_SUM,     /* log of the sum */
+	RT_REDUCE_LOG_SUM_EXP, /* log of the sum of exp(x) */
+	RT_REDUCE_SUM_SQUARE   /* sum of x^2 */
+};
+
+/* y is dense over the kept dims out_dims[n_out] (keepdims only adds 1s);
+ * y's element with index vector i reduces the x elements at
+ * sum(i[k] * out_sx[k]) + sum(j[k] * red_sx[k]) for every index vector j of
+ * red_dims[n_red]. */
+struct rt_reduce {
+	int n_out;
+	int out_dims[RT_MAX_RANK];
+	int out_sx[RT_MAX_RANK];
+	int n_red;
+	int red_dims[RT_MAX_RANK];
+	int red_sx[RT_MAX_RANK];
+};
+
+/* Normalisation of normalize.c, ONNX LayerNormalization,
+ * InstanceNormalization and MeanVarianceNormalization: each group of x
+ * elements that r reduces (output element o of r is group o) becomes
+ *   y = (x - mean) / sqrt(var + epsilon) * scale + bias   (eps_outside = 0)
+ *   y = (x - mean) / (sqrt(var) + epsilon)                 (eps_outside = 1, MVN)
+ * with the group's mean and (biased) variance, written where x was read. The
+ * t-th element (row-major over r.red_dims) of group o reads scale and bias at
+ * (o % s_mod) * s_o + t * s_t. */
+struct rt_norm {
+	struct rt_reduce r;
+	float epsilon;
+	int eps_outside;
+	int s_mod, s_o, s_t;
+};
 
 /* Transpose: y is dense over dims[]; y's element with index i reads x at
  * sum(i[k] * sx[k]). */

@@ -30,6 +30,8 @@
  * ONNX_TESTDATA, CC, TMPDIR), else from the build (CONFORMANCE_* below). FILTER keeps the tests whose name contains it.
  * Tests run in -j worker processes (default 2), one process per test with a
  * 60 s alarm; each gets its own directory under $TMPDIR, removed afterwards.
+ * Every refusal and failure is listed with its reason, then the totals per
+ * ONNX op type (a test counts under each op type its graph uses) and overall.
  * Exit status: 0 when nothing failed, 1 otherwise, 77 (automake's "skipped")
  * when the test data is not installed. */
 #include "config.h"
@@ -76,15 +78,24 @@
 
 #define TEST_TIMEOUT_S 60 /* per test: dnncc, cc and every run together */
 #define REASON_MAX 400
+#define OPS_MAX 256 /* op type list of one test (longer lists are cut) */
 
-/* The ops the walking skeleton implements (ir/ir.h), including the shape ops
- * that infer_shapes folds into constants. */
+/* The ops dnncc implements (ir/ir.h), including the shape ops that
+ * infer_shapes folds into constants. */
 static const char *const in_scope_ops[] = {
 	"Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "LeakyRelu", "Clip",
 	"Sigmoid", "Tanh", "Softmax", "LogSoftmax", "BatchNormalization", "MaxPool",
 	"AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LRN", "Concat", "Flatten",
 	"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Pad", "Dropout", "Identity",
 	"Constant", "Shape", "Gather", "Cast", "Slice", "ConstantOfShape",
+	/* elementwise math (issue 11) */
+	"Exp", "Log", "Sqrt", "Abs", "Neg", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Sin",
+	"Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf",
+	"Elu", "Selu", "Celu", "HardSigmoid", "HardSwish", "Softplus", "Softsign", "Mish",
+	"ThresholdedRelu", "Gelu", "PRelu", "Pow", "Max", "Min", "Mean", "Sum",
+	"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+	"ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
+	"LayerNormalization", "InstanceNormalization", "MeanVarianceNormalization", "Hardmax",
 };
 
 static const char *const test_sets[] = {"node", "pytorch-converted"};
@@ -98,6 +109,7 @@ struct test {
 	int in_scope;     /* see the file comment */
 	int listed;       /* index + 1 into the refused list, 0 if not listed */
 	char reason[REASON_MAX]; /* why it did not pass (dnncc's message for REFUSED) */
+	char ops[OPS_MAX];       /* the graph's distinct op types, space-separated */
 };
 
 struct refused_entry {
@@ -416,7 +428,25 @@ static int is_initializer(const Onnx__GraphProto *g, const char *name)
 struct model_facts {
 	int all_float; /* every graph input that is not an initializer, and every output */
 	int ops_ok;    /* every node's op is in in_scope_ops */
+	char *ops;     /* out: [OPS_MAX] the distinct op types, space-separated, model order */
 };
+
+/* Appends op to the space-separated list unless it is there already. */
+static void add_op_type(char *ops, const char *op)
+{
+	size_t len = strlen(ops), k = strlen(op);
+	for (const char *p = ops; *p;) {
+		size_t w = strcspn(p, " ");
+		if (w == k && strncmp(p, op, k) == 0)
+			return;
+		p += w + (p[w] == ' ');
+	}
+	if (k == 0 || strchr(op, ' ') || len + k + 2 > OPS_MAX)
+		return;
+	if (len)
+		ops[len++] = ' ';
+	memcpy(ops + len, op, k + 1);
+}
 
 static int read_model_facts(const char *path, struct model_facts *f, char *reason)
 {
@@ -447,6 +477,7 @@ static int read_model_facts(const char *path, struct model_facts *f, char *reaso
 		const Onnx__NodeProto *n = g->node[i];
 		if (!in_scope_op(n->op_type, n->domain))
 			f->ops_ok = 0;
+		add_op_type(f->ops, n->op_type ? n->op_type : "");
 	}
 	onnx__model_proto__free_unpacked(m, NULL);
 	return 0;
@@ -696,6 +727,8 @@ static enum verdict run_test(const struct config *cfg, struct test *t, const cha
 	int code = 0;
 
 	t->in_scope = 0;
+	t->ops[0] = '\0';
+	facts.ops = t->ops;
 	if (read_model_facts(model, &facts, t->reason) != 0)
 		goto done;
 	t->in_scope = facts.ops_ok && facts.all_float;
@@ -827,7 +860,7 @@ static void worker(const struct config *cfg, struct test *t, const char *tmp)
 	char *path = path_join(tmp, "result");
 	FILE *f = fopen(path, "w");
 	if (f) {
-		fprintf(f, "%d %d %s\n", (int)v, t->in_scope, t->reason);
+		fprintf(f, "%d %d %s\n%s\n", (int)v, t->in_scope, t->reason, t->ops);
 		fclose(f);
 	}
 	free(path);
@@ -841,6 +874,7 @@ static void collect(struct test *t, const char *tmp, int status)
 	free(path);
 	int v = -1, scope = 0;
 	t->reason[0] = '\0';
+	t->ops[0] = '\0';
 	if (f) {
 		if (fscanf(f, "%d %d", &v, &scope) != 2)
 			v = -1;
@@ -848,6 +882,9 @@ static void collect(struct test *t, const char *tmp, int status)
 		if (!fgets(t->reason, sizeof t->reason, f))
 			t->reason[0] = '\0';
 		t->reason[strcspn(t->reason, "\n")] = '\0';
+		if (!fgets(t->ops, sizeof t->ops, f))
+			t->ops[0] = '\0';
+		t->ops[strcspn(t->ops, "\n")] = '\0';
 		fclose(f);
 	}
 	if (v < V_PASS || v > V_FAIL || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -1092,6 +1129,58 @@ static void judge(struct test *t, const struct refused_entry *refused)
 	}
 }
 
+/* Per-operator totals: a test counts once under every op type its graph
+ * uses, so the rows add up to more than the number of tests. */
+struct op_total {
+	char name[64];
+	int n[3]; /* indexed by enum verdict */
+};
+
+static int cmp_op_total(const void *a, const void *b)
+{
+	return strcmp(((const struct op_total *)a)->name, ((const struct op_total *)b)->name);
+}
+
+static void print_op_totals(const struct test *tests, int n_tests)
+{
+	int n = 0, cap = 64;
+	struct op_total *tot = xmalloc(cap * sizeof *tot);
+	for (int i = 0; i < n_tests; i++) {
+		const char *p = tests[i].ops;
+		while (*p) {
+			size_t w = strcspn(p, " ");
+			char name[64];
+			snprintf(name, sizeof name, "%.*s", (int)w, p);
+			p += w + (p[w] == ' ');
+			int k = 0;
+			while (k < n && strcmp(tot[k].name, name) != 0)
+				k++;
+			if (k == n) {
+				if (n == cap) {
+					cap *= 2;
+					struct op_total *nt = realloc(tot, cap * sizeof *tot);
+					if (!nt) {
+						fprintf(stderr, "conformance: out of memory\n");
+						exit(2);
+					}
+					tot = nt;
+				}
+				memset(&tot[n], 0, sizeof tot[n]);
+				memcpy(tot[n].name, name, sizeof name);
+				n++;
+			}
+			tot[k].n[tests[i].verdict]++;
+		}
+	}
+	qsort(tot, n, sizeof *tot, cmp_op_total);
+	printf("per operator (a test counts under each op type in its graph):\n");
+	printf("  %-28s %6s %8s %7s\n", "op_type", "passed", "refused", "failed");
+	for (int k = 0; k < n; k++)
+		printf("  %-28s %6d %8d %7d\n", tot[k].name, tot[k].n[V_PASS], tot[k].n[V_REFUSED],
+		       tot[k].n[V_FAIL]);
+	free(tot);
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
@@ -1184,6 +1273,7 @@ int main(int argc, char **argv)
 				       refused[k].line, refused[k].name);
 				failed++;
 			}
+	print_op_totals(tests, n_tests);
 	printf("%d tests: %d passed, %d refused cleanly, %d failed\n", n_tests, passed,
 	       n_refusals, failed);
 	printf("refused as unsupported: %d (in scope: %d listed)\n", n_refusals, refused_in_scope);

@@ -133,3 +133,7 @@ tests_test_costs_LDADD = $(TEST_LDADD)
 endif
 TESTS += tests/profile.sh
 dist_noinst_SCRIPTS += tests/profile.sh
+
+# --instrument end to end: the per-layer profile of the Fashion-MNIST sample.
+TESTS += tests/instrument.sh
+dist_noinst_SCRIPTS += tests/instrument.sh

@@ -265,8 +265,8 @@ static int count_substr(const char *s, const char *sub)
 
 /* ---- emitting, compiling, running --------------------------------------------- */
 
-static int emit(struct graph *g, const char *dir, const char *base, const char *name,
-                enum weights_mode mode, struct diag *d)
+static int emit_with(struct graph *g, const char *dir, const char *base, const char *name,
+                     enum weights_mode mode, int instrument, struct diag *d)
 {
 	char out[256];
 	snprintf(out, sizeof out, "%s/%s.c", dir, base);
@@ -276,8 +276,15 @@ static int emit(struct graph *g, const char *dir, const char *base, const char *
 	opt.name = name;
 	opt.command_line = "dnncc models/test.onnx -o out/net.c";
 	opt.weights = mode;
+	opt.instrument = instrument;
 	diag_init(d, g->source, stderr);
 	return emit_c(g, &opt, d);
+}
+
+static int emit(struct graph *g, const char *dir, const char *base, const char *name,
+                enum weights_mode mode, struct diag *d)
+{
+	return emit_with(g, dir, base, name, mode, 0, d);
 }
 
 static void upper(char *dst, const char *src)
@@ -1897,4 +1904,175 @@ Test(emit_ops, clip_and_batchnorm_runtime_operands)
 Test(emit_planned, clip_and_batchnorm_runtime_operands)
 {
 	check_runtime_operands(1);
+}
+
+/* Elementwise math that no ONNX node test in Debian's test data covers
+ * (Gelu both ways, Mish) and a reduction and a normalisation, compiled and
+ * run: the generated call passes the function and its parameters. */
+Test(emit_ops, math_reduce_normalize)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(2, 3, 4));
+	struct tensor *ys[5];
+	for (int i = 0; i < 5; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "y%d", i);
+		ys[i] = act(g, nm, i == 3 ? 2 : 3, i == 3 ? (int64_t[]){2, 4} : (int64_t[]){2, 3, 4});
+	}
+	node(g, OP_GELU, NULL, INS(x), ys[0]);
+	struct node *gt = node(g, OP_GELU, NULL, INS(x), ys[1]);
+	struct attr *a = ir_add_attr(g, gt, "approximate", ATTR_STRING);
+	a->s = arena_strdup(&g->arena, "tanh");
+	node(g, OP_MISH, NULL, INS(x), ys[2]);
+	struct node *r = node(g, OP_REDUCE_LOG_SUM_EXP, NULL, INS(x), ys[3]);
+	a_ints(g, r, "axes", 1, (const int64_t[]){1});
+	a_int(g, r, "keepdims", 0);
+	struct node *mvn = node(g, OP_MVN, NULL, INS(x), ys[4]);
+	a_ints(g, mvn, "axes", 2, (const int64_t[]){0, 2});
+	a_float(g, mvn, "epsilon", 1e-9);
+	for (int i = 0; i < 5; i++)
+		output(g, ys[i]);
+	plan_by_hand(g);
+
+	float *in[1], *want[5];
+	make_inputs(g, in);
+	for (int i = 0; i < 5; i++)
+		want[i] = alloc_out(ys[i]);
+	const float *v = in[0]; /* [2, 3, 4] */
+	for (int k = 0; k < 24; k++) {
+		double t = v[k];
+		want[0][k] = (float)(0.5 * t * (1 + erf(t / sqrt(2.0))));
+		want[1][k] = (float)(0.5 * t * (1 + tanh(sqrt(2.0 / 3.14159265358979323846) * (t + 0.044715 * t * t * t))));
+		want[2][k] = (float)(t * tanh(log(1 + exp(t))));
+	}
+	for (int n = 0; n < 2; n++)
+		for (int w = 0; w < 4; w++) {
+			double s = 0;
+			for (int c = 0; c < 3; c++)
+				s += exp(v[(n * 3 + c) * 4 + w]);
+			want[3][n * 4 + w] = (float)log(s);
+		}
+	for (int c = 0; c < 3; c++) {
+		double s = 0, q = 0;
+		for (int n = 0; n < 2; n++)
+			for (int w = 0; w < 4; w++)
+				s += v[(n * 3 + c) * 4 + w];
+		s /= 8;
+		for (int n = 0; n < 2; n++)
+			for (int w = 0; w < 4; w++)
+				q += (v[(n * 3 + c) * 4 + w] - s) * (v[(n * 3 + c) * 4 + w] - s);
+		q = sqrt(q / 8) + 1e-9;
+		for (int n = 0; n < 2; n++)
+			for (int w = 0; w < 4; w++)
+				want[4][(n * 3 + c) * 4 + w] = (float)((v[(n * 3 + c) * 4 + w] - s) / q);
+	}
+	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
+	free_all(in, 1);
+	free_all(want, 5);
+	ir_graph_free(g);
+}
+
+/* ---- --instrument ------------------------------------------------------------- */
+
+/* Every model of compile_with, instrumented, builds warning-free with cc and
+ * clang; the header declares the profile functions (and includes <stdio.h>
+ * for FILE) only then. The pass-through model has no layer: an empty
+ * profile. */
+Test(emit_instrument, every_model_compiles)
+{
+	struct graph *(*const builders[4])(void) = {all_ops_graph, views_graph_only,
+	                                             passthrough_graph, pool_softmax_graph};
+	const char *tools[2] = {"cc", "clang"};
+	for (int k = 0; k < 4; k++) {
+		struct graph *g = builders[k]();
+		char dir[64], path[256];
+		struct diag d;
+		make_dir(dir);
+		cr_assert_eq(emit_with(g, dir, "net", "net", WEIGHTS_CARRAY, 1, &d), 0);
+		snprintf(path, sizeof path, "%s/net.h", dir);
+		char *h = read_file(path, NULL);
+		cr_expect(strstr(h, "#include <stdio.h>") && strstr(h, "void net_profile_print(FILE *out);") &&
+		          strstr(h, "void net_profile_reset(void);") &&
+		          strstr(h, "size_t net_profile_count(void);") &&
+		          strstr(h, "int net_profile_entry(size_t i, const char **node,"),
+		          "model %d: the header lacks the profile functions", k);
+		free(h);
+		for (int t = 0; t < 2; t++) {
+			if (!have(tools[t]))
+				continue;
+			int rc = sh("cd '%s' && %s " CFLAGS " -O2 -c net.c -o net.o >log.txt 2>&1", dir,
+			            tools[t]);
+			if (rc) {
+				snprintf(path, sizeof path, "%s/log.txt", dir);
+				char *log = read_file(path, NULL);
+				cr_expect_fail("%s (model %d) failed:\n%s", tools[t], k, log);
+				free(log);
+			}
+		}
+		remove_dir(dir);
+		ir_graph_free(g);
+	}
+}
+
+/* Node names go into string literals: quotes, backslashes, trigraph-like
+ * "??=" and non-ASCII bytes come back unchanged from NAME_profile_entry, and
+ * a copied view has its own row. */
+Test(emit_instrument, names_rows_and_calls)
+{
+	static const char odd[] = "q\"\\?\?=\303\251";
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(2, 3));
+	struct tensor *r = act(g, "r", SHAPE(2, 3));
+	struct tensor *f = act(g, "f", SHAPE(6));
+	struct tensor *y = act(g, "y", SHAPE(6));
+	node(g, OP_RELU, odd, INS(x), r);
+	node(g, OP_FLATTEN, "flat", INS(r), f);
+	node(g, OP_SIGMOID, "sig", INS(f), y);
+	output(g, y);
+	plan_by_hand(g);
+	f->alias = NULL;
+	f->offset = g->arena_size;
+	g->arena_size += 64;
+	char dir[64], path[256];
+	struct diag d;
+	make_dir(dir);
+	cr_assert_eq(emit_with(g, dir, "net", "net", WEIGHTS_CARRAY, 1, &d), 0);
+	snprintf(path, sizeof path, "%s/driver.c", dir);
+	FILE *o = fopen(path, "w");
+	cr_assert(o);
+	fputs("#include <string.h>\n#include \"net.h\"\n"
+	      "int main(void)\n{\n"
+	      "\tstatic const float in[6] = {-1, 2, -3, 4, -5, 6};\n"
+	      "\tfloat out[6];\n\tconst float *ins[1] = {in};\n\tfloat *outs[1] = {out};\n"
+	      "\tconst char *node, *op, *prim;\n\tunsigned long calls;\n\tdouble pred, total;\n"
+	      "\tint i;\n"
+	      "\tfor (i = 0; i < 3; i++)\n\t\tif (net_run(ins, outs) != 0)\n\t\t\treturn 10;\n"
+	      "\tif (net_profile_count() != 3)\n\t\treturn 11;\n"
+	      "\tif (net_profile_entry(0, &node, &op, &prim, &pred, &calls, &total) != 0 ||\n"
+	      "\t    strcmp(node, \"q\\\"\\\\\\?\\?=\\303\\251\") != 0 ||\n"
+	      "\t    strcmp(op, \"Relu\") != 0 || calls != 3 || total < 0 || pred != 0)\n"
+	      "\t\treturn 12;\n"
+	      "\tif (net_profile_entry(1, &node, &op, &prim, NULL, &calls, NULL) != 0 ||\n"
+	      "\t    strcmp(node, \"flat\") != 0 || strcmp(prim, \"copy\") != 0 || calls != 3)\n"
+	      "\t\treturn 13;\n"
+	      "\tif (net_profile_entry(2, &node, NULL, NULL, NULL, &calls, NULL) != 0 ||\n"
+	      "\t    strcmp(node, \"sig\") != 0 || calls != 3)\n"
+	      "\t\treturn 14;\n"
+	      "\tif (net_profile_entry(3, &node, NULL, NULL, NULL, NULL, NULL) != -1)\n"
+	      "\t\treturn 15;\n"
+	      "\tnet_profile_print(stdout);\n"
+	      "\treturn 0;\n}\n",
+	      o);
+	cr_assert_eq(fclose(o), 0);
+	compile(dir, "net", "");
+	int rc = sh("cd '%s' && ./prog >profile.txt", dir);
+	cr_expect_eq(rc, 0, "the driver's check %d failed (see %s)", rc, dir);
+	snprintf(path, sizeof path, "%s/profile.txt", dir);
+	char *text = read_file(path, NULL);
+	cr_assert(text);
+	cr_expect_eq(count_substr(text, "\n"), 5, "header, 3 rows and the total:\n%s", text);
+	cr_expect(strstr(text, "total per run") && strstr(text, "copy"), "%s", text);
+	free(text);
+	remove_dir(dir);
+	ir_graph_free(g);
 }

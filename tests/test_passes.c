@@ -1813,3 +1813,119 @@ Test(plan_memory, canonical_graph_end_to_end)
 	check_plan(g);
 	ir_graph_free(g);
 }
+
+/* ---- elementwise math, reductions, normalisations (issue 11) ------------------- */
+
+Test(canonicalize, variadic_mean_becomes_sum_chain_and_div)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *a = input(g, act(g, "a", SHAPE(2, 3)));
+	struct tensor *b = input(g, act(g, "b", SHAPE(3)));
+	struct tensor *c = input(g, act(g, "c", SHAPE(2, 1)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(2, 3)));
+	node(g, OP_MEAN, "mean", INS(a, b, c), y);
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_MEAN), 0);
+	cr_assert_eq(count_op(g, OP_SUM), 2);
+	struct node *div = find_op(g, OP_DIV);
+	cr_assert_not_null(div);
+	cr_assert_eq(div->outputs[0], y);
+	cr_assert_eq(div->inputs[0]->producer->op, OP_SUM);
+	cr_assert_eq(ir_numel(div->inputs[1]), 1);
+	cr_assert_float_eq(((const float *)div->inputs[1]->data)[0], 3.0f, 0.0f);
+	for (int i = 0; i < g->n_nodes; i++)
+		cr_assert_eq(g->nodes[i]->n_inputs, 2, "node %s", g->nodes[i]->name);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, variadic_max_of_one_input_is_dropped)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *a = input(g, act(g, "a", SHAPE(4)));
+	struct tensor *m = act(g, "m", SHAPE(4)), *y = output(g, act(g, "y", SHAPE(4)));
+	node(g, OP_MAX, "max", INS(a), m);
+	node(g, OP_RELU, "relu", INS(m), y);
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_MAX), 0);
+	cr_assert_eq(find_op(g, OP_RELU)->inputs[0], a);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, reduce_axes_input_becomes_sorted_attribute)
+{
+	struct graph *g = graph_new(18);
+	static const int64_t axes[2] = {-1, 0};
+	struct tensor *x = input(g, act(g, "x", SHAPE(2, 3, 4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 3, 1)));
+	struct node *n = node(g, OP_REDUCE_L2, "l2", INS(x, cst_i64(g, "axes", axes, SHAPE(2))), y);
+	canonicalize_ok(g);
+	cr_assert_eq(n->n_inputs, 1);
+	struct attr *a = ir_attr(n, "axes");
+	cr_assert_not_null(a);
+	cr_assert_eq(a->n, 2);
+	cr_assert_eq(a->ints[0], 0);
+	cr_assert_eq(a->ints[1], 2);
+	cr_assert_eq(ir_attr_int(n, "keepdims", -1), 1);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, reduce_without_axes_reduces_all)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(2, 3)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(0)));
+	y->rank = 0;
+	struct node *n = node(g, OP_REDUCE_MAX, "max", INS(x), y);
+	set_int(g, n, "keepdims", 0);
+	canonicalize_ok(g);
+	struct attr *a = ir_attr(n, "axes");
+	cr_assert_not_null(a);
+	cr_assert_eq(a->n, 2);
+	cr_assert_eq(ir_attr_int(n, "keepdims", -1), 0);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, gelu_unknown_approximation_refused)
+{
+	struct graph *g = graph_new(20);
+	struct tensor *x = input(g, act(g, "x", SHAPE(4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(4)));
+	struct node *n = node(g, OP_GELU, "gelu", INS(x), y);
+	set_string(g, n, "approximate", "sigmoid");
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 'gelu' (Gelu): approximate is 'sigmoid'"), "%s", msg);
+	free(msg);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, math_defaults_filled)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(4)));
+	struct node *n = node(g, OP_SELU, "selu", INS(x), y);
+	canonicalize_ok(g);
+	cr_assert_float_eq(ir_attr_float(n, "alpha", 0), 1.67326319217681884765625, 1e-12);
+	cr_assert_float_eq(ir_attr_float(n, "gamma", 0), 1.05070102214813232421875, 1e-12);
+	ir_graph_free(g);
+}
+
+Test(canonicalize, layer_norm_mean_output_computed_by_reduce_mean)
+{
+	struct graph *g = graph_new(17);
+	static const float s[4] = {1, 2, 3, 4};
+	struct tensor *x = input(g, act(g, "x", SHAPE(3, 4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(3, 4)));
+	struct tensor *mean = output(g, act(g, "mean", SHAPE(3, 1)));
+	struct tensor *outs[3] = {y, mean, NULL};
+	struct tensor *ins[2] = {x, cst(g, "scale", s, SHAPE(4))};
+	struct node *n = ir_add_node(g, OP_LAYER_NORM, "ln", 2, ins, 3, outs);
+	canonicalize_ok(g);
+	cr_assert_eq(n->n_outputs, 1);
+	struct node *r = find_op(g, OP_REDUCE_MEAN);
+	cr_assert_not_null(r);
+	cr_assert_eq(r->outputs[0], mean);
+	cr_assert_eq(r->inputs[0], x);
+	cr_assert_eq(count_op(g, OP_RECIPROCAL), 0); /* InvStdDev is not read */
+	ir_graph_free(g);
+}

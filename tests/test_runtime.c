@@ -1112,13 +1112,18 @@ static double binop_double(int op, double u, double v)
 	case RT_ADD: return u + v;
 	case RT_SUB: return u - v;
 	case RT_MUL: return u * v;
-	default: return u / v;
+	case RT_DIV: return u / v;
+	case RT_POW: return pow(u, v);
+	case RT_PRELU: return u >= 0.0 ? u : u * v;
+	case RT_MAX: return u >= v ? u : v;
+	default: return u <= v ? u : v; /* RT_MIN */
 	}
 }
 
 ParameterizedTest(struct binary_case *k, binary, ref_vs_double)
 {
-	static const char *const op_names[] = {"add", "sub", "mul", "div"};
+	static const char *const op_names[] = {"add", "sub", "mul", "div",
+	                                       "pow", "prelu", "max", "min"};
 	struct rt_bcast p;
 	make_bcast(k->ra, k->da, k->rb, k->db, &p);
 	const size_t n = product(p.rank, p.dims), na = product(k->ra, k->da),
@@ -1130,28 +1135,32 @@ ParameterizedTest(struct binary_case *k, binary, ref_vs_double)
 	for (size_t i = 0; i < nb; i += 2)
 		b[i] = -b[i]; /* both signs, never 0 (Div) */
 	double *want = dbl_new(n);
+	float *a_pos = in_new(&r, na, 0.0f, 1.0f); /* Pow's bases: |a|, real results */
+	for (size_t i = 0; i < na; i++)
+		a_pos[i] = fabsf(a[i]);
 
-	for (int op = RT_ADD; op <= RT_DIV; op++) {
+	for (int op = RT_ADD; op <= RT_MIN; op++) {
+		const float *x = op == RT_POW ? a_pos : a;
 		snprintf(desc, sizeof desc, "%s %s with %s", op_names[op],
 		         dims_str(sa, sizeof sa, k->ra, k->da), dims_str(sb, sizeof sb, k->rb, k->db));
 		for (size_t t = 0; t < n; t++) {
 			int idx[RT_MAX_RANK];
 			unravel(t, p.rank, p.dims, idx);
-			const double u = a[bcast_source(k->ra, k->da, p.rank, idx)];
+			const double u = x[bcast_source(k->ra, k->da, p.rank, idx)];
 			const double v = b[bcast_source(k->rb, k->db, p.rank, idx)];
-			/* one IEEE operation: the double result rounded to float is
-			 * exactly the float result */
+			/* one IEEE operation or selection (Pow: the double result
+			 * rounded once): exactly the float result */
 			want[t] = (float)binop_double(op, u, v);
 		}
 		float *y = out_new(n);
-		rt_binary(op, &p, a, b, y);
+		rt_binary(op, &p, x, b, y);
 		expect_guards(desc, y, n);
 		expect_close(desc, y, want, NULL, n, 0.0);
 		out_free(y);
 
 		if (na == n) { /* a not broadcast: y may be a */
 			float *inplace = out_new(n);
-			memcpy(inplace, a, n * sizeof *inplace);
+			memcpy(inplace, x, n * sizeof *inplace);
 			strncat(desc, ", in place", sizeof desc - strlen(desc) - 1);
 			rt_binary(op, &p, inplace, b, inplace);
 			expect_guards(desc, inplace, n);
@@ -1160,8 +1169,160 @@ ParameterizedTest(struct binary_case *k, binary, ref_vs_double)
 		}
 	}
 	free(a);
+	free(a_pos);
 	free(b);
 	free(want);
+}
+
+/* Pow with negative bases and integer exponents, Max and Min with NaN, PRelu
+ * at 0 (ONNX Pow, Max, Min, PRelu). */
+Test(hand, binary_math)
+{
+	struct rt_bcast p = {.rank = 1, .dims = {4}, .sa = {1}, .sb = {1}};
+	const float a[4] = {-2.0f, -3.0f, 4.0f, 0.0f}, b[4] = {3.0f, 2.0f, 0.5f, -1.0f};
+	float y[4];
+	rt_binary(RT_POW, &p, a, b, y);
+	expect_values("pow", y, (const double[]){-8.0, 9.0, 2.0, INFINITY}, 3);
+	cr_expect(isinf(y[3]) && y[3] > 0, "pow(0, -1) = %g, want +inf", y[3]);
+	rt_binary(RT_PRELU, &p, a, b, y);
+	expect_values("prelu", y, (const double[]){-6.0, -6.0, 4.0, 0.0}, 4);
+	const float c[4] = {NAN, 1.0f, -1.0f, 2.0f}, e[4] = {0.0f, NAN, -2.0f, 2.0f};
+	rt_binary(RT_MAX, &p, c, e, y);
+	cr_expect(isnan(y[0]) && isnan(y[1]) && y[2] == -1.0f && y[3] == 2.0f,
+	          "max: %g %g %g %g", y[0], y[1], y[2], y[3]);
+	rt_binary(RT_MIN, &p, c, e, y);
+	cr_expect(isnan(y[0]) && isnan(y[1]) && y[2] == -2.0f && y[3] == 2.0f,
+	          "min: %g %g %g %g", y[0], y[1], y[2], y[3]);
+}
+
+/* ---- unary math ----------------------------------------------------------------- */
+
+/* The ONNX formulas, literally, in double (the kernel rewrites some of them to
+ * avoid overflow and cancellation: expm1, log1p). */
+static double math_double(int fn, double alpha, double beta, double x)
+{
+	const double pi = 3.14159265358979323846;
+	switch (fn) {
+	case RT_MATH_EXP: return exp(x);
+	case RT_MATH_LOG: return log(x);
+	case RT_MATH_SQRT: return sqrt(x);
+	case RT_MATH_ABS: return x < 0 ? -x : x;
+	case RT_MATH_NEG: return -x;
+	case RT_MATH_RECIPROCAL: return 1.0 / x;
+	case RT_MATH_FLOOR: return floor(x);
+	case RT_MATH_CEIL: return ceil(x);
+	case RT_MATH_ROUND: {
+		double f = floor(x), d = x - f;
+		if (d != 0.5)
+			return d < 0.5 ? f : f + 1.0;
+		return fmod(f, 2.0) == 0.0 ? f : f + 1.0; /* a tie: the even neighbour */
+	}
+	case RT_MATH_SIGN: return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0;
+	case RT_MATH_SIN: return sin(x);
+	case RT_MATH_COS: return cos(x);
+	case RT_MATH_TAN: return tan(x);
+	case RT_MATH_ASIN: return asin(x);
+	case RT_MATH_ACOS: return acos(x);
+	case RT_MATH_ATAN: return atan(x);
+	case RT_MATH_SINH: return (exp(x) - exp(-x)) / 2.0;
+	case RT_MATH_COSH: return (exp(x) + exp(-x)) / 2.0;
+	case RT_MATH_ASINH: /* odd; log(x + sqrt(x^2 + 1)) cancels for x < 0 */
+		return x < 0 ? -log(-x + sqrt(x * x + 1.0)) : log(x + sqrt(x * x + 1.0));
+	case RT_MATH_ACOSH: return log(x + sqrt(x * x - 1.0));
+	case RT_MATH_ATANH: return 0.5 * log((1.0 + x) / (1.0 - x));
+	case RT_MATH_ERF: return erf(x);
+	case RT_MATH_ELU: return x < 0 ? alpha * (exp(x) - 1.0) : x;
+	case RT_MATH_SELU: return x <= 0 ? beta * (alpha * exp(x) - alpha) : beta * x;
+	case RT_MATH_CELU: return fmax(0.0, x) + fmin(0.0, alpha * (exp(x / alpha) - 1.0));
+	case RT_MATH_HARD_SIGMOID: return fmax(0.0, fmin(1.0, alpha * x + beta));
+	case RT_MATH_HARD_SWISH: return x * fmax(0.0, fmin(1.0, x / 6.0 + 0.5));
+	case RT_MATH_SOFTPLUS: return log(exp(x) + 1.0);
+	case RT_MATH_SOFTSIGN: return x / (1.0 + fabs(x));
+	case RT_MATH_MISH: return x * tanh(log(exp(x) + 1.0));
+	case RT_MATH_THRESHOLDED_RELU: return x > alpha ? x : 0.0;
+	case RT_MATH_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+	case RT_MATH_GELU_TANH:
+		return 0.5 * x * (1.0 + tanh(sqrt(2.0 / pi) * (x + 0.044715 * pow(x, 3.0))));
+	default: return NAN;
+	}
+}
+
+Test(unary_math, ref_vs_double)
+{
+	static const char *const names[] = {
+#define X(e) #e,
+		RT_MATH_FNS(X)
+#undef X
+	};
+	static const size_t sizes[] = {0, 1, 9, 1000};
+	for (int fn = 0; fn < RT_MATH_COUNT_; fn++)
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+			const size_t n = sizes[s];
+			/* each function's domain; the activations also see their kinks */
+			float lo = -6.0f, hi = 6.0f, alpha = 0.7f, beta = 0.3f;
+			if (fn == RT_MATH_LOG || fn == RT_MATH_SQRT)
+				lo = 1e-3f, hi = 50.0f;
+			if (fn == RT_MATH_ASIN || fn == RT_MATH_ACOS || fn == RT_MATH_ATANH)
+				lo = -0.99f, hi = 0.99f;
+			if (fn == RT_MATH_ACOSH)
+				lo = 1.0f, hi = 40.0f;
+			if (fn == RT_MATH_TAN)
+				lo = -1.5f, hi = 1.5f;
+			if (fn == RT_MATH_SELU)
+				alpha = 1.6732632f, beta = 1.050701f;
+			if (fn == RT_MATH_HARD_SIGMOID)
+				alpha = 0.2f, beta = 0.5f;
+			struct rng r;
+			rng_seed(&r, (uint64_t)fn * 10 + s);
+			float *x = in_new(&r, n, lo, hi);
+			/* the edges: kinks, ties of Round, the domain's ends */
+			const float edges[6] = {lo, hi, 0.5f, -2.5f, alpha, -3.0f};
+			for (size_t i = 0; i < n && i < 6; i++)
+				if (edges[i] >= lo && edges[i] <= hi)
+					x[i] = edges[i];
+			if (n > 6 && lo < 0.0f && fn != RT_MATH_RECIPROCAL)
+				x[6] = 0.0f;
+			double *want = dbl_new(n);
+			for (size_t i = 0; i < n; i++)
+				want[i] = math_double(fn, alpha, beta, x[i]);
+			/* one rounding of the kernel's double result to float, plus the
+			 * difference of the formulas in double (far below that) */
+			const double rtol = 2 * FLT_EPSILON;
+			char desc[80];
+			snprintf(desc, sizeof desc, "%s n=%zu", names[fn], n);
+
+			float *y = out_new(n);
+			rt_unary_math(fn, alpha, beta, n, x, y);
+			expect_guards(desc, y, n);
+			expect_close(desc, y, want, NULL, n, rtol);
+			memcpy(y, x, n * sizeof *y); /* in place */
+			rt_unary_math(fn, alpha, beta, n, y, y);
+			expect_guards(desc, y, n);
+			expect_close(desc, y, want, NULL, n, rtol);
+			out_free(y);
+			free(x);
+			free(want);
+		}
+}
+
+/* Round ties to even, Sign of 0 and NaN, Softplus and Mish far out (ONNX
+ * Round, Sign, Softplus, Mish). */
+Test(hand, unary_math)
+{
+	const float x[6] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 2.6f};
+	float y[6];
+	rt_unary_math(RT_MATH_ROUND, 0, 0, 6, x, y);
+	expect_values("round", y, (const double[]){0.0, 2.0, 2.0, -0.0, -2.0, 3.0}, 6);
+	const float s[3] = {0.0f, -7.0f, NAN};
+	rt_unary_math(RT_MATH_SIGN, 0, 0, 3, s, y);
+	cr_expect(y[0] == 0.0f && y[1] == -1.0f && isnan(y[2]), "sign: %g %g %g", y[0], y[1], y[2]);
+	/* exp(200) overflows float and double alike */
+	const float big[2] = {800.0f, -20.0f};
+	rt_unary_math(RT_MATH_SOFTPLUS, 0, 0, 2, big, y);
+	expect_values("softplus far out", y, (const double[]){800.0, log1p(exp(-20.0))}, 2);
+	rt_unary_math(RT_MATH_MISH, 0, 0, 2, big, y);
+	expect_values("mish far out", y,
+	              (const double[]){800.0, -20.0 * tanh(log1p(exp(-20.0)))}, 2);
 }
 
 /* ---- unary ---------------------------------------------------------------------- */
@@ -1650,4 +1811,270 @@ Test(batchnorm, ref_vs_double)
 			free(want);
 			free(mag);
 		}
+}
+
+/* ---- reductions ----------------------------------------------------------------- */
+
+struct reduce_case {
+	int rank, dims[5];
+	unsigned mask; /* bit d: dim d is reduced */
+};
+
+ParameterizedTestParameters(reduce, ref_vs_double)
+{
+	static struct reduce_case cases[] = {
+		{1, {7}, 1},          {2, {3, 4}, 1},           {2, {3, 4}, 2},
+		{2, {3, 4}, 3},       {3, {2, 3, 4}, 5},        {3, {2, 3, 4}, 2},
+		{4, {2, 3, 1, 5}, 10}, {4, {2, 3, 4, 5}, 15},   {5, {2, 1, 3, 2, 3}, 21},
+		{3, {1, 300, 2}, 2},  {2, {5, 1}, 2},
+	};
+	return cr_make_param_array(struct reduce_case, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The ONNX definitions over the reduced values v[count], in double. */
+static double reduce_double(int op, const double *v, size_t count)
+{
+	double s = op == RT_REDUCE_PROD ? 1.0 : 0.0, m = v[0];
+	for (size_t i = 0; i < count; i++) {
+		switch (op) {
+		case RT_REDUCE_PROD: s *= v[i]; break;
+		case RT_REDUCE_L1: s += fabs(v[i]); break;
+		case RT_REDUCE_L2:
+		case RT_REDUCE_SUM_SQUARE: s += v[i] * v[i]; break;
+		case RT_REDUCE_LOG_SUM_EXP: s += exp(v[i]); break;
+		default: s += v[i]; break;
+		}
+		if (op == RT_REDUCE_MAX ? v[i] > m : v[i] < m)
+			m = v[i];
+	}
+	switch (op) {
+	case RT_REDUCE_MEAN: return s / (double)count;
+	case RT_REDUCE_MAX:
+	case RT_REDUCE_MIN: return m;
+	case RT_REDUCE_L2: return sqrt(s);
+	case RT_REDUCE_LOG_SUM:
+	case RT_REDUCE_LOG_SUM_EXP: return log(s);
+	default: return s;
+	}
+}
+
+ParameterizedTest(struct reduce_case *k, reduce, ref_vs_double)
+{
+	static const char *const op_names[] = {"sum", "mean", "max",    "min",        "prod",
+	                                       "l1",  "l2",   "logsum", "logsumexp", "sumsquare"};
+	struct rt_reduce p = {0};
+	int stride[5], out_dims[5], n_out = 0;
+	size_t n = product(k->rank, k->dims);
+	for (int d = k->rank - 1, s = 1; d >= 0; d--) {
+		stride[d] = s;
+		s *= k->dims[d];
+	}
+	for (int d = 0; d < k->rank; d++) {
+		if (k->mask >> d & 1) {
+			p.red_dims[p.n_red] = k->dims[d];
+			p.red_sx[p.n_red++] = stride[d];
+		} else {
+			p.out_dims[p.n_out] = out_dims[n_out++] = k->dims[d];
+			p.out_sx[p.n_out++] = stride[d];
+		}
+	}
+	const size_t n_y = product(n_out, out_dims), count = n / n_y;
+	struct rng r;
+	rng_seed(&r, n * 31 + k->mask);
+	/* positive for LogSum; near 1 so that Prod stays in range */
+	float *x = in_new(&r, n, 0.5f, 1.5f);
+	double *v = dbl_new(count), *want = dbl_new(n_y), *mag = dbl_new(n_y);
+	char sx[64], desc[160];
+	for (int op = RT_REDUCE_SUM; op <= RT_REDUCE_SUM_SQUARE; op++) {
+		for (int signs = 0; signs < 2; signs++) {
+			if (signs && op == RT_REDUCE_LOG_SUM)
+				continue; /* log of a negative sum */
+			float *xs = in_new(&r, n, 0.0f, 1.0f);
+			for (size_t i = 0; i < n; i++)
+				xs[i] = signs && i % 3 == 1 ? -x[i] : x[i];
+			/* every output element: gather its reduced values by brute force */
+			for (size_t o = 0; o < n_y; o++) {
+				size_t c = 0;
+				for (size_t t = 0; t < n; t++) {
+					int idx[5];
+					unravel(t, k->rank, k->dims, idx);
+					size_t oo = 0;
+					for (int d = 0; d < k->rank; d++)
+						if (!(k->mask >> d & 1))
+							oo = oo * (size_t)k->dims[d] + (size_t)idx[d];
+					if (oo == o)
+						v[c++] = xs[t];
+				}
+				cr_assert_eq(c, count);
+				want[o] = reduce_double(op, v, count);
+				mag[o] = fabs(want[o]);
+				if (op == RT_REDUCE_SUM || op == RT_REDUCE_MEAN)
+					mag[o] += reduce_double(RT_REDUCE_L1, v, count) /
+					          (op == RT_REDUCE_MEAN ? (double)count : 1.0);
+			}
+			snprintf(desc, sizeof desc, "reduce %s of %s mask %u%s", op_names[op],
+			         dims_str(sx, sizeof sx, k->rank, k->dims), k->mask,
+			         signs ? ", mixed signs" : "");
+			float *y = out_new(n_y);
+			rt_reduce(op, &p, xs, y);
+			expect_guards(desc, y, n_y);
+			/* accumulated in double, rounded once; Sum with mixed signs
+			 * may cancel: tolerance relative to the sum of magnitudes */
+			expect_close(desc, y, want, mag, n_y, 2 * FLT_EPSILON);
+			out_free(y);
+			free(xs);
+		}
+	}
+	free(x);
+	free(v);
+	free(want);
+	free(mag);
+}
+
+/* All -inf, a +inf, and a NaN (ONNX ReduceLogSumExp, ReduceMax). */
+Test(hand, reduce_special_values)
+{
+	struct rt_reduce p = {.n_out = 1, .out_dims = {3}, .out_sx = {2}, .n_red = 1,
+	                      .red_dims = {2}, .red_sx = {1}};
+	const float x[6] = {-INFINITY, -INFINITY, INFINITY, 1.0f, NAN, 2.0f};
+	float y[3];
+	rt_reduce(RT_REDUCE_LOG_SUM_EXP, &p, x, y);
+	cr_expect(isinf(y[0]) && y[0] < 0 && isinf(y[1]) && y[1] > 0 && isnan(y[2]),
+	          "logsumexp: %g %g %g", y[0], y[1], y[2]);
+	rt_reduce(RT_REDUCE_MAX, &p, x, y);
+	cr_expect(isinf(y[0]) && y[0] < 0 && isinf(y[1]) && isnan(y[2]), "max: %g %g %g", y[0],
+	          y[1], y[2]);
+	const float big[6] = {100.0f, 100.0f, -3.0f, 4.0f, 1.0f, 1.0f};
+	rt_reduce(RT_REDUCE_LOG_SUM_EXP, &p, big, y);
+	expect_values("logsumexp, exp overflows float", y,
+	              (const double[]){100.0 + log(2.0), 4.0 + log1p(exp(-7.0)), 1.0 + log(2.0)}, 3);
+}
+
+/* ---- normalisation -------------------------------------------------------------- */
+
+/* LayerNormalization over the last two dims of [3, 4, 5] with per-element
+ * scale and bias, InstanceNormalization of [2, 3, 7] with per-channel ones,
+ * MVN over dims 0 and 2 (epsilon outside the square root); against the
+ * textbook formula in double, in place too. */
+Test(normalize, ref_vs_double)
+{
+	static const struct {
+		const char *what;
+		int rank, dims[3];
+		unsigned mask; /* normalised dims */
+		int s_mod, s_o, s_t, eps_outside;
+	} cases[] = {
+		{"layernorm", 3, {3, 4, 5}, 6, 1, 0, 1, 0},
+		{"instancenorm", 3, {2, 3, 7}, 4, 3, 1, 0, 0},
+		{"mvn", 3, {2, 3, 4}, 5, 1, 0, 0, 1},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct rt_norm p = {.epsilon = 1e-3f, .eps_outside = cases[c].eps_outside,
+		                    .s_mod = cases[c].s_mod, .s_o = cases[c].s_o, .s_t = cases[c].s_t};
+		const int rank = cases[c].rank;
+		const int *dims = cases[c].dims;
+		int stride[3];
+		for (int d = rank - 1, s = 1; d >= 0; d--) {
+			stride[d] = s;
+			s *= dims[d];
+		}
+		for (int d = 0; d < rank; d++) {
+			if (cases[c].mask >> d & 1) {
+				p.r.red_dims[p.r.n_red] = dims[d];
+				p.r.red_sx[p.r.n_red++] = stride[d];
+			} else {
+				p.r.out_dims[p.r.n_out] = dims[d];
+				p.r.out_sx[p.r.n_out++] = stride[d];
+			}
+		}
+		const size_t n = product(rank, dims);
+		struct rng r;
+		rng_seed(&r, 77 + c);
+		float *x = in_new(&r, n, -3.0f, 5.0f), *scale = in_new(&r, n, 0.5f, 2.0f),
+		      *bias = in_new(&r, n, -1.0f, 1.0f);
+		double *want = dbl_new(n);
+		/* group of element t: its kept coordinates; its index in the group:
+		 * its reduced coordinates, both row-major */
+		for (size_t t = 0; t < n; t++) {
+			int idx[3], jdx[3];
+			unravel(t, rank, dims, idx);
+			size_t g = 0, e = 0;
+			for (int d = 0; d < rank; d++)
+				if (cases[c].mask >> d & 1)
+					e = e * (size_t)dims[d] + (size_t)idx[d];
+				else
+					g = g * (size_t)dims[d] + (size_t)idx[d];
+			double sum = 0.0, sq = 0.0;
+			size_t count = 0;
+			for (size_t u = 0; u < n; u++) {
+				unravel(u, rank, dims, jdx);
+				int same = 1;
+				for (int d = 0; d < rank; d++)
+					if (!(cases[c].mask >> d & 1) && jdx[d] != idx[d])
+						same = 0;
+				if (same) {
+					sum += x[u];
+					sq += (double)x[u] * x[u];
+					count++;
+				}
+			}
+			const double mean = sum / count, var = sq / count - mean * mean;
+			const double sd = p.eps_outside ? sqrt(var) + p.epsilon : sqrt(var + p.epsilon);
+			const size_t k = (g % (size_t)p.s_mod) * (size_t)p.s_o + e * (size_t)p.s_t;
+			want[t] = p.eps_outside ? (x[t] - mean) / sd : (x[t] - mean) / sd * scale[k] + bias[k];
+		}
+		float *y = out_new(n);
+		const float *sp = p.eps_outside ? NULL : scale, *bp = p.eps_outside ? NULL : bias;
+		rt_normalize(&p, x, sp, bp, y);
+		expect_guards(cases[c].what, y, n);
+		/* rounding to float, and the one-pass variance of the reference */
+		double *mag = dbl_new(n);
+		for (size_t t = 0; t < n; t++)
+			mag[t] = fabs(want[t]) + 1.0;
+		expect_close(cases[c].what, y, want, mag, n, 1e-6);
+		memcpy(y, x, n * sizeof *y);
+		rt_normalize(&p, y, sp, bp, y);
+		expect_close(cases[c].what, y, want, mag, n, 1e-6);
+		out_free(y);
+		free(x);
+		free(scale);
+		free(bias);
+		free(want);
+		free(mag);
+	}
+}
+
+/* ---- hardmax -------------------------------------------------------------------- */
+
+/* ONNX Hardmax: 1 at the first maximum of every vector along the middle
+ * axis of [outer, len, inner], ties to the lowest index; in place too. */
+Test(hardmax, ties_and_layout)
+{
+	enum { OUTER = 2, LEN = 4, INNER = 3, N = OUTER * LEN * INNER };
+	struct rng r;
+	rng_seed(&r, 5);
+	float *x = in_new(&r, N, -1.0f, 1.0f);
+	/* vector (0, 1): a tie between k = 1 and k = 3 */
+	x[0 * LEN * INNER + 1 * INNER + 1] = 2.0f;
+	x[0 * LEN * INNER + 3 * INNER + 1] = 2.0f;
+	double want[N];
+	for (int o = 0; o < OUTER; o++)
+		for (int i = 0; i < INNER; i++) {
+			int arg = 0;
+			for (int k = 0; k < LEN; k++)
+				if (x[(o * LEN + k) * INNER + i] > x[(o * LEN + arg) * INNER + i])
+					arg = k;
+			for (int k = 0; k < LEN; k++)
+				want[(o * LEN + k) * INNER + i] = k == arg;
+		}
+	cr_assert_eq(want[0 * LEN * INNER + 1 * INNER + 1], 1.0);
+	float *y = out_new(N);
+	rt_hardmax(OUTER, LEN, INNER, x, y);
+	expect_guards("hardmax", y, N);
+	expect_close("hardmax", y, want, NULL, N, 0.0);
+	memcpy(y, x, N * sizeof *y);
+	rt_hardmax(OUTER, LEN, INNER, y, y);
+	expect_close("hardmax in place", y, want, NULL, N, 0.0);
+	out_free(y);
+	free(x);
 }
