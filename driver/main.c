@@ -30,7 +30,7 @@
 	"  --random-weights SEED  Caffe without weights: deterministic random weights\n" \
 	"  --batch N              Caffe: override the declared batch size\n"          \
 	"  --shape NAME=D0,D1,..  pin the shape of a graph input (symbolic dims)\n"     \
-	"  --strategy S           greedy (default) | canonical | sum2d | reference\n"    \
+	"  --strategy S           pbqp (default) | greedy | canonical | sum2d | reference\n" \
 	"                         | family:sum2d|direct|im2|kn2|winograd|fft|depthwise\n" \
 	"  --force-primitive NODE=PRIMITIVE   use this primitive for this Conv node\n"    \
 	"  --target T             host (default) | c99 | x86-64-v3 | x86-64-v4 | armv8\n" \
@@ -43,7 +43,10 @@
 	"  --profile              measure costs on this machine first (cached), then compile\n" \
 	"  --threads N            1 (multi-threaded code is not built yet)\n"            \
 	"  --instrument           generated code times each layer; NAME_profile_print()\n" \
-	"  --report               print per-layer choices and the memory plan\n"        \
+	"  --report               print per-layer choices, their costs against every\n" \
+	"                         strategy's, and the memory plan\n"                     \
+	"  --verify-ilp           check the PBQP optimum against GLPK's ILP optimum\n"   \
+	"  --dump-pbqp FILE       write the selection's PBQP instance to FILE\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
 	"  --train ...            emit training code (dnncc --train --help)\n"          \
 	"dnncc profile takes the options that read the model, --target and --blas, and:\n" \
@@ -270,6 +273,8 @@ int main(int argc, char **argv)
 			opt.dump_ir = 1;
 		} else if (strcmp(a, "--instrument") == 0) {
 			opt.instrument = 1;
+		} else if (strcmp(a, "--verify-ilp") == 0) {
+			opt.verify_ilp = 1;
 		} else if (strcmp(a, "--list-primitives") == 0) {
 			list_primitives();
 			return 0;
@@ -333,6 +338,8 @@ int main(int argc, char **argv)
 			opt.n_shapes++;
 		} else if (strcmp(a, "--strategy") == 0) {
 			opt.strategy = argv[++i];
+		} else if (strcmp(a, "--dump-pbqp") == 0) {
+			opt.dump_pbqp = argv[++i];
 		} else if (strcmp(a, "--target") == 0) {
 			opt.target = argv[++i];
 			if (target_isa(opt.target) < 0) {
@@ -396,7 +403,7 @@ int main(int argc, char **argv)
 	if (!opt.target)
 		opt.target = "host";
 	if (!opt.strategy)
-		opt.strategy = "greedy";
+		opt.strategy = "pbqp";
 	opt.isa = target_isa(opt.target);
 	if (opt.instrument && (profiling || strcmp(opt.target, "cortex-m") == 0)) {
 		fprintf(stderr, profiling ? "dnncc profile: --instrument is a compile option\n"

@@ -36,7 +36,7 @@ struct options {
 	int random_weights;            /* --random-weights SEED given (Caffe) */
 	unsigned long random_seed;
 	int batch;                     /* --batch N (Caffe), 0 = as declared */
-	const char *strategy;          /* --strategy: greedy (default), canonical, sum2d,
+	const char *strategy;          /* --strategy: pbqp (default), greedy, canonical, sum2d,
 	                                  reference, family:NAME */
 	int n_force;
 	struct force_primitive {
@@ -49,6 +49,8 @@ struct options {
 	int instrument;                /* --instrument: NAME_run times each layer (POSIX clock) */
 	const struct cost_table *costs; /* --costs / --profile: measured costs (costs.c);
 	                                   NULL: the built-in model (cost_model.c); not owned */
+	int verify_ilp;                /* --verify-ilp: cross-check the PBQP optimum with GLPK */
+	const char *dump_pbqp;         /* --dump-pbqp FILE: write the PBQP instance (pbqp_write) */
 	const struct train_options *train; /* --train (passes/train.h); NULL: inference */
 };
 
@@ -111,8 +113,9 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
 
 /* ---- select.c ----------------------------------------------------------------
  * Needs: canonical form. Chooses a primitive (runtime/primitives.def) for every
- * 1-D/2-D convolution by opt->strategy and --force-primitive, using the cost
- * model (cost_model.c), and gives each tensor a layout: graph inputs, outputs
+ * 1-D/2-D convolution by opt->strategy (pbqp: all layers together; greedy and
+ * the baselines: layer by layer) and --force-primitive, using the costs of
+ * costs.c, and gives each tensor a layout: graph inputs, outputs
  * and every non-convolution tensor stay in the model's layout (CHW per
  * image); a convolution reading or writing another layout gets OP_LAYOUT
  * nodes (chains of the direct transforms of runtime/transforms.def, the
@@ -120,6 +123,91 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
  * first reader that needs the model layout, shared by all readers that want
  * the same layout. Sets node->primitive, node->ws_bytes. */
 int pass_select(struct graph *g, const struct options *opt, struct diag *d);
+
+/* ---- dtgraph.c ----------------------------------------------------------------
+ * The DT graph (DESIGN.md §3): layouts are vertices, the direct transforms of
+ * runtime/transforms.def are edges weighted by their cost on one tensor shape;
+ * Floyd–Warshall gives the cheapest chain between every pair of layouts. */
+struct rt_prim;
+struct rt_transform;
+#define DT_NL 5 /* layouts: enum rt_layout, RT_L_COUNT_ (checked in dtgraph.c) */
+struct dt_paths {
+	double cost[DT_NL][DT_NL]; /* µs of the cheapest chain from layout a to b: 0 when
+	                              a == b, INFINITY when no chain exists */
+	int next[DT_NL][DT_NL];    /* index (in the transforms given) of that chain's first
+	                              step; -1 when a == b or there is no chain */
+	int hop[DT_NL][DT_NL];     /* the layout that first step writes (-1 likewise) */
+};
+/* Paths over the n_tr transforms tr[] for N images of C x H x W. */
+void dt_paths_compute(struct dt_paths *dp, const struct options *opt, const struct rt_transform *tr,
+                      int n_tr, int N, int C, int H, int W);
+/* Paths over every transform of the registry for tensor t ([N,C,W] or [N,C,H,W]). */
+void dt_paths_tensor(struct dt_paths *dp, const struct options *opt, const struct tensor *t);
+/* The chain from a to b as transform indices into steps[DT_NL] (output);
+ * returns its length (0 when a == b), -1 when there is none. */
+int dt_chain(const struct dt_paths *dp, int a, int b, int *steps);
+/* Cheapest chain to layout b from any layout in the bit set have (bit a:
+ * layout a present); *from (output) is where it starts, -1 when none. */
+double dt_cheapest(const struct dt_paths *dp, unsigned have, int b, int *from);
+
+/* ---- candidates.c --------------------------------------------------------------
+ * A node's alternatives for selection: a convolution's applicable rows of
+ * runtime/primitives.def, narrowed by the strategy and --force-primitive;
+ * every other node one alternative, the model layout in and out (no other
+ * kernel reads or writes anything else). */
+struct sel_alt {
+	const struct rt_prim *prim; /* OP_CONV: the row; NULL: the node's own kernel (or the
+	                               reference convolution) */
+	int in, out;                /* enum rt_layout read from input 0, written to output 0 */
+	double cost_us;             /* the row's cost on this layer; 0 for other nodes */
+};
+/* Whether s names a strategy (reference included). */
+int cand_strategy_known(const char *s);
+/* Fills *alts (xmalloc'd, caller frees) with n's alternatives under strategy
+ * greedy, pbqp (every applicable row), canonical (CHW in and out), sum2d or
+ * family:F (F's rows; sum2d where F has none, then *fell_back is set when
+ * fell_back is not NULL). Returns the count (>= 1), or -1 after reporting a
+ * bad --force-primitive for n through d. */
+int cand_alternatives(struct node *n, const struct options *opt, const char *strategy,
+                      struct sel_alt **alts, int *fell_back, struct diag *d);
+
+/* ---- select.c: the selection problem, also used by the tests ---------------
+ * The live nodes of a canonical graph with their alternatives under one
+ * strategy, a choice per node, and what the choice costs once legalised. */
+struct pbqp;
+struct selection {
+	struct graph *g;
+	const struct options *opt;
+	int n;                   /* live nodes, in graph order */
+	struct node **nodes;     /* [n] */
+	int *n_alt;              /* [n] alternatives per node */
+	struct sel_alt **alt;    /* [n][n_alt[i]], owned; tests may change cost_us */
+	int n_tensors;           /* tensors of the graph when the selection was made */
+	char *conv_io;           /* [n_tensors] 1: a convolution's X or Y of rank 3-4, the
+	                            only tensors that may take another layout */
+	struct dt_paths *dp;     /* [n_tensors] chains for each such tensor's shape */
+	int *choice;             /* [n] index into alt[i], after a sel_choose_* */
+	int fell_back;           /* family:F: some layer had no row of F and uses sum2d */
+};
+/* NULL after reporting (a bad --force-primitive). */
+struct selection *sel_new(struct graph *g, const struct options *opt, const char *strategy,
+                          struct diag *d);
+void sel_free(struct selection *s);
+/* Local choice, layer by layer (greedy and the baselines). */
+void sel_choose_greedy(struct selection *s);
+/* The PBQP instance of s: PBQP node i < s->n is live node i, its cost vector
+ * the alternatives' costs plus the conversions its output needs for readers
+ * without a choice; edges carry the chain costs between a producer's output
+ * layout and a reader's input layout; nodes from s->n on are auxiliary (the
+ * set of layouts made from a tensor several readers with a choice share).
+ * *n_edges (output) may be NULL. */
+struct pbqp *sel_build_pbqp(const struct selection *s, int *n_edges);
+/* Legalised cost of the current choice: the alternatives' costs plus every
+ * conversion the legalisation inserts (shared where consumers agree). */
+double sel_total(const struct selection *s);
+/* Legalises the choice into the graph: OP_LAYOUT chains, packed weights,
+ * node->primitive, cost_us and ws_bytes. Once per selection. */
+void sel_apply(struct selection *s);
 
 /* ---- cost_model.c ---------------------------------------------------------
  * The built-in cost model (DESIGN.md §2 "Cost table": used without --costs):

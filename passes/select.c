@@ -1,33 +1,57 @@
 /* select.c - choose a primitive for every convolution and the layouts around
- * it (DESIGN.md §3).
+ * it (DESIGN.md §3), then legalise the choice into the graph.
  *
  * Needs: the canonical form (passes.h). Every tensor starts in the model's
- * layout (CHW per image). For each 1-D/2-D Conv the applicable rows of
- * runtime/primitives.def are candidates; the strategy narrows them:
- *   greedy      (default) the cheapest row for this layer, counting the
- *               transforms its input and output layouts need from what is
- *               available (a local choice; the PBQP selector will replace it)
- *   canonical   rows reading and writing CHW only (no transforms)
+ * layout (CHW per image). candidates.c gives each live node its alternatives
+ * (a primitive row with the layout it reads and the layout it writes) under
+ * the strategy; dtgraph.c gives each tensor the cheapest transform chain
+ * between any two layouts. A strategy is a candidate set and a way to choose:
+ *   pbqp        (default) every row, chosen over the whole graph by PBQP
+ *               (below)
+ *   greedy      every row, chosen layer by layer: the cheapest row counting
+ *               the conversion of its input from the versions that exist so
+ *               far, and the way back to CHW when a non-convolution reads its
+ *               output (a local choice)
+ *   canonical   rows reading and writing CHW only, no transforms
  *   sum2d       the baseline everywhere
+ *   family:F    F's rows (sum2d where F has none), chosen layer by layer as
+ *               greedy does: the paper's per-family baselines
  *   reference   no selection: the emitter's textbook reference kernel
- *   family:F    the cheapest row of family F; layers F cannot do use sum2d
- * and --force-primitive NODE=NAME pins one node (an error if NAME does not
- * apply to it). Costs come from cost_model.c.
+ * --force-primitive NODE=NAME leaves one candidate for NODE in every strategy.
  *
- * Layouts are materialised lazily: a convolution writing layout L leaves the
- * model-layout version of its output unwritten until a reader needs it, so
- * two convolutions agreeing on L pass the tensor without transforms, and a
- * conversion to a layout is made once and shared by every reader wanting it.
- * A conversion is a chain of OP_LAYOUT nodes, each one direct transform of
- * runtime/transforms.def, the cheapest chain by Floyd–Warshall over the
- * transform costs for that tensor's shape. Graph outputs end in the model
- * layout.
+ * PBQP (Anderson & Gregg, CGO 2018): a PBQP node per live node, its cost
+ * vector the alternatives' primitive costs. For each tensor, the readers
+ * with one alternative (non-convolutions, forced layers) and the graph
+ * output's need for CHW are served first, in reading order, from the layout
+ * the producer writes, and their conversion cost, shared as legalisation
+ * shares it, goes into the producer's cost vector. A single reader with a
+ * choice gets an edge from the producer whose matrix [producer's output
+ * layout][its input layout] is the cheapest chain from what exists by then.
+ * Where several readers have a choice (GoogLeNet's inception inputs,
+ * ResNet's shortcuts), summing an edge per reader would count a conversion
+ * they share once per reader (the approximation the paper accepts); instead
+ * an auxiliary PBQP node chooses the set of layouts made from the tensor,
+ * each reader must read one of them (INFINITY otherwise), and the set's
+ * conversion cost, cheapest missing layout first, sits on the producer's
+ * edge.
+ *
+ * Legalisation (the same walk for every strategy, and for counting what a
+ * choice costs without changing the graph): once the choice is known, each
+ * tensor gets a plan, the tree of transforms (runtime/transforms.def rows,
+ * chains found by dtgraph.c) that makes every layout its readers want, built
+ * exactly as the PBQP costs were, so the objective is the legalised cost.
+ * The plan is materialised lazily: a node writing layout L leaves the
+ * model-layout version of its output unwritten until a reader needs it, and
+ * the OP_LAYOUT nodes making a layout go just before its first reader and
+ * serve every later one (fan-out). Graph outputs end in the model layout: the
+ * chain back to CHW writes the original tensor, the one graph outputs and the
+ * model's readers refer to. While greedy chooses, nothing is planned: each
+ * reader's layout is made from the cheapest version existing at that point.
  *
  * Guarantees: canonical form plus OP_LAYOUT nodes (node->primitive names the
  * transform row); every Conv has node->primitive set (except under
  * "reference") and ws_bytes, and reads its weights as that row's PACK laid
  * them out (a new 1-D constant); tensors carry their layouts. */
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +59,6 @@
 #include "passes/passes.h"
 #include "runtime/prep.h"
 #include "runtime/primitives.h"
-
-#define NL RT_L_COUNT_
 
 /* ir layout <-> runtime layout (primitives.h: RT_L_CHW = LAYOUT_CHW - 1; the
  * model layout is CHW per image). */
@@ -76,30 +98,206 @@ int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p)
 	return 0;
 }
 
-/* A tensor's versions: the tensor holding its data in each layout (NULL: not
- * made yet). Indexed by original tensor index. */
-struct versions {
-	struct tensor *v[NL];
-};
-
-struct ctx {
-	struct graph *g;
-	const struct options *opt;
-	struct diag *d;
-	struct versions *ver;     /* [n_tensors at start] */
-	int n_orig;               /* tensors that have versions */
-	struct node **order;      /* the new node order being built */
-	int n_order, cap_order;
-	int n_transforms;         /* OP_LAYOUT nodes inserted, for the report */
-};
-
-static void push(struct ctx *c, struct node *n)
+/* Whether t can live in layouts other than the model's: a tensor of rank 3
+ * or 4 that existed when the selection was made and that a convolution
+ * writes or reads as X (no other kernel reads or writes another layout, so
+ * nothing else is ever converted, and no transform cost is asked for it). */
+static int convertible(const struct selection *s, const struct tensor *t)
 {
-	if (c->n_order == c->cap_order) {
-		c->cap_order = c->cap_order ? 2 * c->cap_order : 64;
-		c->order = xrealloc(c->order, c->cap_order * sizeof *c->order);
+	return t->index < s->n_tensors && s->conv_io[t->index];
+}
+
+/* ---- the selection problem ---------------------------------------------- */
+
+struct selection *sel_new(struct graph *g, const struct options *opt, const char *strategy,
+                          struct diag *d)
+{
+	struct selection *s = xcalloc(1, sizeof *s);
+	s->g = g;
+	s->opt = opt;
+	s->nodes = xmalloc((g->n_nodes ? g->n_nodes : 1) * sizeof *s->nodes);
+	for (int i = 0; i < g->n_nodes; i++)
+		if (!g->nodes[i]->dead)
+			s->nodes[s->n++] = g->nodes[i];
+	s->n_alt = xcalloc(s->n ? s->n : 1, sizeof *s->n_alt);
+	s->alt = xcalloc(s->n ? s->n : 1, sizeof *s->alt);
+	s->choice = xcalloc(s->n ? s->n : 1, sizeof *s->choice);
+	int bad = 0;
+	for (int i = 0; i < s->n; i++) {
+		s->n_alt[i] = cand_alternatives(s->nodes[i], opt, strategy, &s->alt[i], &s->fell_back, d);
+		if (s->n_alt[i] < 0) {
+			s->n_alt[i] = 0;
+			bad = 1;
+		}
 	}
-	c->order[c->n_order++] = n;
+	s->n_tensors = g->n_tensors;
+	s->conv_io = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->conv_io);
+	for (int i = 0; i < s->n; i++) {
+		const struct node *n = s->nodes[i];
+		if (n->op != OP_CONV)
+			continue;
+		struct tensor *io[2] = {n->inputs[0], n->outputs[0]};
+		for (int k = 0; k < 2; k++)
+			if (io[k] && (io[k]->rank == 3 || io[k]->rank == 4) &&
+			    io[k]->dtype == DTYPE_F32)
+				s->conv_io[io[k]->index] = 1;
+	}
+	s->dp = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->dp);
+	for (int i = 0; i < s->n_tensors; i++)
+		if (convertible(s, g->tensors[i]))
+			dt_paths_tensor(&s->dp[i], opt, g->tensors[i]);
+	if (bad) {
+		sel_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sel_free(struct selection *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->n; i++)
+		free(s->alt[i]);
+	free(s->alt);
+	free(s->n_alt);
+	free(s->nodes);
+	free(s->choice);
+	free(s->conv_io);
+	free(s->dp);
+	free(s);
+}
+
+/* ---- conversion plans ------------------------------------------------------ */
+
+/* The layout node i reads input slot k in under alternative a. */
+static int wants(const struct selection *s, int i, int a, int k)
+{
+	return k == 0 ? s->alt[i][a].in : RT_L_CHW;
+}
+
+/* The wants of tensor t: readers with one alternative (and the graph
+ * output) have fixed wants, fixed[] in reading order; a convolution with
+ * several alternatives reads X in its choice's layout: var[]. */
+static void readers(const struct selection *s, const struct tensor *t, int *fixed, int *n_fixed,
+                    int *var, int *n_var)
+{
+	*n_fixed = *n_var = 0;
+	for (int j = 0; j < s->n; j++) {
+		const struct node *n = s->nodes[j];
+		for (int k = 0; k < n->n_inputs; k++) {
+			if (n->inputs[k] != t)
+				continue;
+			if (k == 0 && s->n_alt[j] > 1) {
+				if (*n_var == 0 || var[*n_var - 1] != j)
+					var[(*n_var)++] = j;
+			} else {
+				fixed[(*n_fixed)++] = wants(s, j, 0, k);
+			}
+		}
+	}
+	if (t->is_output)
+		fixed[(*n_fixed)++] = RT_L_CHW;
+}
+
+/* Which layouts of one tensor are made, each from which: a tree rooted at
+ * the layout its producer writes. The PBQP costs and legalisation build it
+ * the same way, so the objective is what legalisation then inserts. */
+struct plan {
+	unsigned made;      /* layouts made or planned (bit l: enum rt_layout l) */
+	int from[DT_NL];    /* the layout each is made from; -1: the root, or not made */
+	int step[DT_NL];    /* the rt_transforms row making it */
+};
+
+static void plan_init(struct plan *pl, int root)
+{
+	pl->made = 1u << root;
+	for (int l = 0; l < DT_NL; l++)
+		pl->from[l] = pl->step[l] = -1;
+}
+
+/* Adds layout l to the plan: each step from the made layout whose chain to
+ * l is cheapest. Returns the cost added (INFINITY when no chain reaches l). */
+static double plan_add(const struct dt_paths *dp, struct plan *pl, int l)
+{
+	double cost = 0;
+	while (!(pl->made >> l & 1u)) {
+		int a;
+		if (isinf(dt_cheapest(dp, pl->made, l, &a)))
+			return INFINITY;
+		while (pl->made >> dp->hop[a][l] & 1u) /* a tie through a made layout */
+			a = dp->hop[a][l];
+		int b = dp->hop[a][l];
+		/* a prefix of a cheapest chain is a cheapest chain: this is the step's cost */
+		cost += dp->cost[a][b];
+		pl->from[b] = a;
+		pl->step[b] = dp->next[a][l];
+		pl->made |= 1u << b;
+	}
+	return cost;
+}
+
+/* The fixed wants want[n], in order. */
+static double plan_list(const struct dt_paths *dp, struct plan *pl, const int *want, int n)
+{
+	double cost = 0;
+	for (int k = 0; k < n; k++)
+		cost += plan_add(dp, pl, want[k]);
+	return cost;
+}
+
+/* Every layout of the set want (bits): the cheapest missing one first. */
+static double plan_set(const struct dt_paths *dp, struct plan *pl, unsigned want)
+{
+	double cost = 0;
+	while (want & ~pl->made) {
+		int best = -1, from;
+		double best_c = INFINITY;
+		for (int l = 0; l < DT_NL; l++)
+			if ((want & ~pl->made) >> l & 1u) {
+				double c = dt_cheapest(dp, pl->made, l, &from);
+				if (best < 0 || c < best_c) {
+					best = l;
+					best_c = c;
+				}
+			}
+		if (isinf(best_c))
+			return INFINITY;
+		cost += plan_add(dp, pl, best);
+	}
+	return cost;
+}
+
+/* The layout the producer of t writes it in under the current choice. */
+static int root_layout(const struct selection *s, const int *pos, const struct tensor *t)
+{
+	if (!t->producer || t->producer->dead || pos[t->producer->index] < 0)
+		return RT_L_CHW;
+	int p = pos[t->producer->index];
+	return s->nodes[p]->outputs[0] == t ? s->alt[p][s->choice[p]].out : RT_L_CHW;
+}
+
+/* ---- the walk: greedy choice, costing and legalisation ------------------- */
+
+struct walk {
+	struct selection *s;
+	int choose;               /* 1: pick each node's alternative locally (greedy) */
+	int apply;                /* 1: change the graph; 0: only count */
+	unsigned *have;           /* [n_tensors] layouts present (bit l: enum rt_layout l) */
+	struct tensor *(*ver)[DT_NL]; /* [n_tensors] apply: the tensor holding each layout */
+	struct plan *plans;       /* [n_tensors] when the choice is given: what to make */
+	double total;             /* µs of the chosen alternatives and every conversion */
+	struct node **order;      /* apply: the new node order */
+	int n_order, cap_order;
+};
+
+static void push(struct walk *w, struct node *n)
+{
+	if (w->n_order == w->cap_order) {
+		w->cap_order = w->cap_order ? 2 * w->cap_order : 64;
+		w->order = xrealloc(w->order, w->cap_order * sizeof *w->order);
+	}
+	w->order[w->n_order++] = n;
 }
 
 /* N, C, H, W of a 3-D/4-D activation. */
@@ -111,118 +309,98 @@ static void nchw(const struct tensor *t, int *N, int *C, int *H, int *W)
 	*W = (int)t->dims[t->rank - 1];
 }
 
-/* Cheapest chains between every pair of layouts for a tensor's shape:
- * dist[a][b] in µs, next[a][b] the transform row of the first step. */
-static void shortest_paths(const struct options *opt, const struct tensor *t, double dist[NL][NL], int next[NL][NL])
+/* Cost of making t available in layout l from what exists now. */
+static double avail_cost(const struct walk *w, const struct tensor *t, int l)
 {
-	int N, C, H, W;
-	nchw(t, &N, &C, &H, &W);
-	for (int a = 0; a < NL; a++)
-		for (int b = 0; b < NL; b++) {
-			dist[a][b] = a == b ? 0 : INFINITY;
-			next[a][b] = -1;
-		}
-	for (int i = 0; i < rt_n_transforms; i++) {
-		const struct rt_transform *tr = &rt_transforms[i];
-		double cost = costs_transform_us(opt, tr, N, C, H, W);
-		if (cost < dist[tr->from][tr->to]) {
-			dist[tr->from][tr->to] = cost;
-			next[tr->from][tr->to] = i;
-		}
-	}
-	for (int k = 0; k < NL; k++)
-		for (int a = 0; a < NL; a++)
-			for (int b = 0; b < NL; b++)
-				if (dist[a][k] + dist[k][b] < dist[a][b]) {
-					dist[a][b] = dist[a][k] + dist[k][b];
-					next[a][b] = next[a][k];
-				}
-}
-
-/* Cost of making t available in layout l from its cheapest existing version. */
-static double availability_cost(struct ctx *c, struct tensor *t, int l)
-{
-	if (t->index >= c->n_orig || t->rank < 3)
+	if (!convertible(w->s, t))
 		return l == RT_L_CHW ? 0 : INFINITY;
-	struct versions *v = &c->ver[t->index];
-	if (v->v[l])
-		return 0;
-	double dist[NL][NL];
-	int next[NL][NL];
-	shortest_paths(c->opt, t, dist, next);
-	double best = INFINITY;
-	for (int a = 0; a < NL; a++)
-		if (v->v[a] && dist[a][l] < best)
-			best = dist[a][l];
-	return best;
+	int from;
+	return dt_cheapest(&w->s->dp[t->index], w->have[t->index], l, &from);
 }
 
-/* Returns t's version in layout l, inserting the transforms that make it. */
-static struct tensor *make_available(struct ctx *c, struct tensor *t, int l)
+/* Makes layout b of t from layout a with transform row tr_i. */
+static void make_step(struct walk *w, struct tensor *t, int a, int tr_i)
 {
-	if (t->index >= c->n_orig || t->rank < 3)
-		return t;
-	struct versions *v = &c->ver[t->index];
-	if (v->v[l])
-		return v->v[l];
-	double dist[NL][NL];
-	int next[NL][NL];
-	shortest_paths(c->opt, t, dist, next);
-	int from = -1;
-	for (int a = 0; a < NL; a++)
-		if (v->v[a] && (from < 0 || dist[a][l] < dist[from][l]))
-			from = a;
-	if (from < 0 || isinf(dist[from][l]))
-		unreachable("select: no transform chain between layouts");
+	const struct rt_transform *tr = &rt_transforms[tr_i];
 	int N, C, H, W;
 	nchw(t, &N, &C, &H, &W);
-	while (from != l) {
-		const struct rt_transform *tr = &rt_transforms[next[from][l]];
-		struct tensor *out = v->v[tr->to];
-		if (!out && tr->to == RT_L_CHW) {
-			/* The model-layout version of a tensor is the tensor itself:
-			 * graph outputs and every reader named in the model refer to
-			 * it, so the chain back to CHW must write that very tensor. */
-			out = t;
-			v->v[RT_L_CHW] = t;
-		}
-		if (!out) {
-			char name[256];
-			snprintf(name, sizeof name, "%s_%s", t->name, rt_layout_names[tr->to]);
-			out = ir_new_tensor(c->g, name, t->dtype);
-			ir_set_shape(out, t->rank, t->dims);
-			v->v[tr->to] = out;
-		}
-		out->layout = ir_layout(tr->to);
-		char nname[256];
-		snprintf(nname, sizeof nname, "%s_to_%s", t->name, rt_layout_names[tr->to]);
-		struct tensor *in = v->v[from];
-		struct node *n = ir_add_node(c->g, OP_LAYOUT, nname, 1, &in, 1, &out);
-		n->primitive = tr->name;
-		n->cost_us = costs_transform_us(c->opt, tr, N, C, H, W);
-		push(c, n);
-		c->n_transforms++;
-		from = tr->to;
+	double cost = costs_transform_us(w->s->opt, tr, N, C, H, W);
+	w->total += cost;
+	w->have[t->index] |= 1u << tr->to;
+	if (!w->apply)
+		return;
+	struct tensor **v = w->ver[t->index];
+	struct tensor *out = v[tr->to];
+	if (!out && tr->to == RT_L_CHW) {
+		/* The model-layout version of a tensor is the tensor itself:
+		 * graph outputs and every reader named in the model refer to
+		 * it, so the chain back to CHW must write that very tensor. */
+		out = t;
+	} else if (!out) {
+		char name[256];
+		snprintf(name, sizeof name, "%s_%s", t->name, rt_layout_names[tr->to]);
+		out = ir_new_tensor(w->s->g, name, t->dtype);
+		ir_set_shape(out, t->rank, t->dims);
 	}
-	return v->v[l];
+	v[tr->to] = out;
+	out->layout = ir_layout(tr->to);
+	char nname[256];
+	snprintf(nname, sizeof nname, "%s_to_%s", t->name, rt_layout_names[tr->to]);
+	struct tensor *in = v[a];
+	struct node *n = ir_add_node(w->s->g, OP_LAYOUT, nname, 1, &in, 1, &out);
+	n->primitive = tr->name;
+	n->cost_us = cost;
+	push(w, n);
 }
 
-static const char *forced_primitive(const struct options *opt, const struct node *n)
+/* Makes the planned layout l of t, and first what it is made from. */
+static void make_planned(struct walk *w, struct tensor *t, int l)
 {
-	for (int i = 0; i < opt->n_force; i++)
-		if (strcmp(opt->force[i].node, n->name) == 0)
-			return opt->force[i].primitive;
-	return NULL;
+	if (w->have[t->index] >> l & 1u)
+		return;
+	const struct plan *pl = &w->plans[t->index];
+	if (pl->from[l] < 0)
+		unreachable("select: a reader wants a layout its tensor's plan does not make");
+	make_planned(w, t, pl->from[l]);
+	make_step(w, t, pl->from[l], pl->step[l]);
 }
 
-/* Whether every reader of t is a convolution (then a non-CHW output layout
- * costs nothing until one of them wants it back). */
-static int only_convs_read(const struct graph *g, const struct tensor *t)
+/* Makes t available in layout l, just before the reader that wants it; what
+ * is made is shared by every later reader. With the choice given, the
+ * tensor's plan says how; while greedy chooses, one transform at a time from
+ * the cheapest existing version. Returns the tensor holding that layout
+ * (apply), or t. */
+static struct tensor *need(struct walk *w, struct tensor *t, int l)
+{
+	if (!convertible(w->s, t)) {
+		if (l != RT_L_CHW)
+			unreachable("select: a layout other than the model's for an unconvertible tensor");
+		return t;
+	}
+	const struct dt_paths *dp = &w->s->dp[t->index];
+	unsigned *have = &w->have[t->index];
+	if (w->plans)
+		make_planned(w, t, l);
+	while (!(*have >> l & 1u)) {
+		int a;
+		if (isinf(dt_cheapest(dp, *have, l, &a)))
+			unreachable("select: no transform chain between layouts");
+		/* skip steps of the chain whose output already exists */
+		while (*have >> dp->hop[a][l] & 1u)
+			a = dp->hop[a][l];
+		make_step(w, t, a, dp->next[a][l]);
+	}
+	return w->apply ? w->ver[t->index][l] : t;
+}
+
+/* Whether every live reader of t is a convolution reading it as X (then a
+ * non-CHW output layout costs nothing until one of them wants it back). */
+static int only_convs_read(const struct selection *s, const struct tensor *t)
 {
 	if (t->is_output)
 		return 0;
-	for (int i = 0; i < g->n_nodes; i++) {
-		const struct node *n = g->nodes[i];
+	for (int i = 0; i < s->n; i++) {
+		const struct node *n = s->nodes[i];
 		for (int k = 0; k < n->n_inputs; k++)
 			if (n->inputs[k] == t && (n->op != OP_CONV || k != 0))
 				return 0;
@@ -230,124 +408,483 @@ static int only_convs_read(const struct graph *g, const struct tensor *t)
 	return 1;
 }
 
-static int allowed(const struct ctx *c, const struct rt_prim *r, const char *strategy)
+/* The greedy rule for node i given what exists now. */
+static int choose_locally(const struct walk *w, int i)
 {
-	if (strcmp(strategy, "greedy") == 0)
-		return 1;
-	if (strcmp(strategy, "canonical") == 0)
-		return r->in == RT_L_CHW && r->out == RT_L_CHW;
-	if (strcmp(strategy, "sum2d") == 0)
-		return r->family == RT_FAM_SUM2D;
-	if (strncmp(strategy, "family:", 7) == 0)
-		return strcmp(rt_family_names[r->family], strategy + 7) == 0;
-	(void)c;
-	return 0;
+	const struct selection *s = w->s;
+	const struct node *n = s->nodes[i];
+	int best = 0;
+	double best_cost = INFINITY;
+	for (int a = 0; a < s->n_alt[i]; a++) {
+		const struct sel_alt *al = &s->alt[i][a];
+		double cost = al->cost_us;
+		if (n->n_inputs > 0 && n->inputs[0])
+			cost += avail_cost(w, n->inputs[0], al->in);
+		const struct tensor *y = n->n_outputs > 0 ? n->outputs[0] : NULL;
+		if (al->out != RT_L_CHW && y && convertible(s, y) && !only_convs_read(s, y))
+			cost += s->dp[y->index].cost[al->out][RT_L_CHW];
+		if (cost < best_cost) {
+			best = a;
+			best_cost = cost;
+		}
+	}
+	return best;
 }
 
-static int select_conv(struct ctx *c, struct node *n)
+/* Re-lays n's weights out at compile time, as the row's PACK says. */
+static void pack_weights(struct graph *g, struct node *n, const struct rt_prim *r,
+                         const struct rt_conv2d *p)
 {
-	struct rt_conv2d p;
-	if (pass_conv_params(n, c->opt->isa, &p))
-		return 0; /* canonicalize already refused other ranks */
-	struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
-	const char *strategy = c->opt->strategy ? c->opt->strategy : "greedy";
-	const char *forced = forced_primitive(c->opt, n);
-	int weights_const = w->data != NULL;
-	const struct rt_prim *best = NULL;
-	double best_cost = INFINITY, best_prim_cost = 0;
+	struct tensor *w = n->inputs[1];
+	size_t nf = r->packed(p, r->variant);
+	float *data = arena_alloc(&g->arena, (nf ? nf : 1) * sizeof(float));
+	r->pack(p, r->variant, w->data, data);
+	char name[256];
+	snprintf(name, sizeof name, "%s_%s", w->name, r->name);
+	int64_t dims[1] = {(int64_t)nf};
+	n->inputs[1] = ir_new_constant(g, name, DTYPE_F32, 1, dims, data);
+}
 
-	if (forced) {
-		best = rt_prim_find(forced);
-		if (!best) {
-			diag_error(c->d, n, "--force-primitive: no primitive named '%s' (see dnncc "
-			           "--list-primitives)", forced);
-			return 1;
+static void walk_node(struct walk *w, int i)
+{
+	struct selection *s = w->s;
+	struct node *n = s->nodes[i];
+	if (w->choose)
+		s->choice[i] = choose_locally(w, i);
+	const struct sel_alt *al = &s->alt[i][s->choice[i]];
+	w->total += al->cost_us;
+	for (int k = 0; k < n->n_inputs; k++)
+		if (n->inputs[k]) {
+			struct tensor *t = need(w, n->inputs[k], k == 0 ? al->in : RT_L_CHW);
+			if (w->apply)
+				n->inputs[k] = t;
 		}
-		if (!best->applies(&p, best->variant)) {
-			diag_error(c->d, n, "--force-primitive: %s does not apply to this layer (it "
-			           "needs: %s)", forced, best->constraints);
-			return 1;
-		}
-		if (best->packed && !weights_const) {
-			diag_error(c->d, n, "--force-primitive: %s packs its weights at compile time, "
-			           "but weights '%s' are a graph input", forced, w->name);
-			return 1;
-		}
-		best_prim_cost = costs_primitive_us(c->opt, best, &p);
-	} else {
-		for (int pass = 0; pass < 2 && !best; pass++) {
-			/* pass 1: a family strategy falls back to the baseline */
-			const char *s = pass == 0 ? strategy : "sum2d";
-			for (int i = 0; i < rt_n_prims; i++) {
-				const struct rt_prim *r = &rt_prims[i];
-				if (!allowed(c, r, s) || !r->applies(&p, r->variant))
-					continue;
-				if (r->packed && !weights_const)
-					continue;
-				double pc = costs_primitive_us(c->opt, r, &p);
-				double cost = pc + availability_cost(c, x, r->in);
-				if (r->out != RT_L_CHW && !only_convs_read(c->g, y)) {
-					double dist[NL][NL];
-					int next[NL][NL];
-					shortest_paths(c->opt, y, dist, next);
-					cost += dist[r->out][RT_L_CHW];
-				}
-				if (cost < best_cost) {
-					best = r;
-					best_cost = cost;
-					best_prim_cost = pc;
-				}
-			}
-		}
-		if (!best)
-			unreachable("select: not even sum2d applies");
-	}
-
-	n->inputs[0] = make_available(c, x, best->in);
-	if (best->out != RT_L_CHW && y->index < c->n_orig) {
+	for (int k = 0; k < n->n_outputs; k++) {
+		struct tensor *y = n->outputs[k];
+		if (!y || !convertible(s, y))
+			continue;
+		int l = k == 0 ? al->out : RT_L_CHW;
+		w->have[y->index] = 1u << l;
+		if (!w->apply || l == RT_L_CHW)
+			continue;
 		char name[256];
-		snprintf(name, sizeof name, "%s_%s", y->name, rt_layout_names[best->out]);
-		struct tensor *yo = ir_new_tensor(c->g, name, y->dtype);
+		snprintf(name, sizeof name, "%s_%s", y->name, rt_layout_names[l]);
+		struct tensor *yo = ir_new_tensor(s->g, name, y->dtype);
 		ir_set_shape(yo, y->rank, y->dims);
-		yo->layout = ir_layout(best->out);
+		yo->layout = ir_layout(l);
 		yo->producer = n;
-		n->outputs[0] = yo;
+		n->outputs[k] = yo;
 		y->producer = NULL; /* made later by a transform, when a reader wants it */
-		c->ver[y->index].v[RT_L_CHW] = NULL;
-		c->ver[y->index].v[best->out] = yo;
+		w->ver[y->index][RT_L_CHW] = NULL;
+		w->ver[y->index][l] = yo;
 	}
-	if (best->packed) {
-		/* re-lay the weights out at compile time, as the row's PACK says */
-		size_t nf = best->packed(&p, best->variant);
-		float *data = arena_alloc(&c->g->arena, (nf ? nf : 1) * sizeof(float));
-		best->pack(&p, best->variant, w->data, data);
-		char name[256];
-		snprintf(name, sizeof name, "%s_%s", w->name, best->name);
-		int64_t dims[1] = {(int64_t)nf};
-		n->inputs[1] = ir_new_constant(c->g, name, DTYPE_F32, 1, dims, data);
+	if (w->apply && al->prim) {
+		struct rt_conv2d p;
+		if (pass_conv_params(n, s->opt->isa, &p))
+			unreachable("select: a primitive for a layer it cannot describe");
+		if (al->prim->packed)
+			pack_weights(s->g, n, al->prim, &p);
+		n->primitive = al->prim->name;
+		n->cost_us = al->cost_us;
+		n->ws_bytes = al->prim->ws(&p, al->prim->variant) * sizeof(float);
 	}
-	n->primitive = best->name;
-	n->cost_us = best_prim_cost;
-	n->ws_bytes = best->ws(&p, best->variant) * sizeof(float);
-	return 0;
+	if (w->apply)
+		push(w, n);
+}
+
+/* Every tensor's plan under the current choice: the fixed wants in reading
+ * order, then the set the readers with a choice want (as sel_build_pbqp
+ * prices it). */
+static struct plan *plans(const struct selection *s)
+{
+	struct graph *g = s->g;
+	struct plan *pl = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *pl);
+	int *pos = xmalloc((g->n_nodes ? g->n_nodes : 1) * sizeof *pos);
+	for (int i = 0; i < g->n_nodes; i++)
+		pos[i] = -1;
+	for (int i = 0; i < s->n; i++)
+		pos[s->nodes[i]->index] = i;
+	int n_reads = 1;
+	for (int i = 0; i < s->n; i++)
+		n_reads += s->nodes[i]->n_inputs;
+	int *fixed = xmalloc(n_reads * sizeof *fixed);
+	int *var = xmalloc((s->n + 1) * sizeof *var);
+	for (int t_i = 0; t_i < s->n_tensors; t_i++) {
+		const struct tensor *t = g->tensors[t_i];
+		plan_init(&pl[t_i], RT_L_CHW);
+		if (!convertible(s, t))
+			continue;
+		int n_fixed, n_var;
+		readers(s, t, fixed, &n_fixed, var, &n_var);
+		plan_init(&pl[t_i], root_layout(s, pos, t));
+		plan_list(&s->dp[t_i], &pl[t_i], fixed, n_fixed);
+		unsigned set = 0;
+		for (int v = 0; v < n_var; v++)
+			set |= 1u << wants(s, var[v], s->choice[var[v]], 0);
+		plan_set(&s->dp[t_i], &pl[t_i], set);
+	}
+	free(fixed);
+	free(var);
+	free(pos);
+	return pl;
+}
+
+static double walk(struct selection *s, int choose, int apply)
+{
+	struct walk w = {s, choose, apply, NULL, NULL, NULL, 0, NULL, 0, 0};
+	int nt = s->n_tensors ? s->n_tensors : 1;
+	w.have = xmalloc(nt * sizeof *w.have);
+	for (int i = 0; i < s->n_tensors; i++)
+		w.have[i] = 1u << RT_L_CHW;
+	if (apply) {
+		w.ver = xcalloc(nt, sizeof *w.ver);
+		for (int i = 0; i < s->n_tensors; i++)
+			w.ver[i][RT_L_CHW] = s->g->tensors[i];
+	}
+	if (!choose)
+		w.plans = plans(s);
+	for (int i = 0; i < s->n; i++)
+		walk_node(&w, i);
+	for (int k = 0; k < s->g->n_outputs; k++)
+		need(&w, s->g->outputs[k], RT_L_CHW);
+	if (apply) {
+		/* ir_add_node appended the transforms; the order built here
+		 * replaces the graph's (dead nodes go with ir_compact). */
+		struct graph *g = s->g;
+		int n_dead = 0;
+		for (int i = 0; i < g->n_nodes; i++)
+			n_dead += g->nodes[i]->dead;
+		if (w.n_order + n_dead != g->n_nodes)
+			unreachable("select: lost a node while reordering");
+		for (int i = 0; i < g->n_nodes; i++)
+			if (g->nodes[i]->dead)
+				push(&w, g->nodes[i]);
+		memcpy(g->nodes, w.order, g->n_nodes * sizeof *g->nodes);
+		for (int i = 0; i < g->n_nodes; i++)
+			g->nodes[i]->index = i;
+		ir_compact(g);
+	}
+	free(w.have);
+	free(w.ver);
+	free(w.plans);
+	free(w.order);
+	return w.total;
+}
+
+void sel_choose_greedy(struct selection *s) { walk(s, 1, 0); }
+
+double sel_total(const struct selection *s) { return walk((struct selection *)s, 0, 0); }
+
+void sel_apply(struct selection *s) { walk(s, 0, 1); }
+
+/* ---- the PBQP instance ----------------------------------------------------- */
+
+/* The instance being built: cost vectors of the selection's nodes, then of
+ * auxiliary nodes, and the edges (added once every vector is known, since
+ * pbqp_add_edge needs both ends' sizes). */
+struct builder {
+	int n, cap;             /* PBQP nodes */
+	int *n_alt;             /* [n] */
+	double **vec;           /* [n][n_alt[u]], owned */
+	struct pending {
+		int u, v;
+		double *m;      /* [n_alt[u]][n_alt[v]], owned */
+	} *edges;
+	int n_edges, cap_edges;
+};
+
+static int builder_node(struct builder *b, int n_alt)
+{
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 64;
+		b->n_alt = xrealloc(b->n_alt, b->cap * sizeof *b->n_alt);
+		b->vec = xrealloc(b->vec, b->cap * sizeof *b->vec);
+	}
+	b->n_alt[b->n] = n_alt;
+	b->vec[b->n] = xcalloc(n_alt ? n_alt : 1, sizeof **b->vec);
+	return b->n++;
+}
+
+/* A zeroed matrix for the edge u-v, to be filled by the caller. */
+static double *builder_edge(struct builder *b, int u, int v)
+{
+	if (b->n_edges == b->cap_edges) {
+		b->cap_edges = b->cap_edges ? 2 * b->cap_edges : 64;
+		b->edges = xrealloc(b->edges, b->cap_edges * sizeof *b->edges);
+	}
+	struct pending *e = &b->edges[b->n_edges++];
+	e->u = u;
+	e->v = v;
+	e->m = xcalloc((size_t)b->n_alt[u] * b->n_alt[v], sizeof *e->m);
+	return e->m;
+}
+
+/* Terms of one tensor t (producer p, -1 for none, with np alternatives).
+ * A single reader with a choice gets the chain cost on an edge from p (or
+ * in its own vector when p has no choice). Several readers with a choice
+ * share conversions: an auxiliary node chooses the set of layouts made from
+ * t; each reader's alternative must read a layout of that set (INFINITY
+ * otherwise), and the set's cost, shared, is on the edge from p. */
+static void tensor_terms(const struct selection *s, struct builder *b, const struct dt_paths *dp,
+                         int p, int np, const struct plan *pl, const int *var, int n_var)
+{
+	if (n_var == 1) {
+		int j = var[0];
+		double *m = p >= 0 && np > 1 ? builder_edge(b, p, j) : b->vec[j];
+		for (int a = 0; a < (p >= 0 && np > 1 ? np : 1); a++)
+			for (int c = 0; c < s->n_alt[j]; c++) {
+				int from;
+				m[(size_t)a * s->n_alt[j] + c] +=
+					dt_cheapest(dp, pl[a].made, wants(s, j, c, 0), &from);
+			}
+		return;
+	}
+	unsigned any = 0; /* every layout a reader may want */
+	for (int v = 0; v < n_var; v++)
+		for (int c = 0; c < s->n_alt[var[v]]; c++)
+			any |= 1u << wants(s, var[v], c, 0);
+	unsigned sets[1u << DT_NL];
+	int n_sets = 0;
+	for (unsigned m = 1; m < 1u << DT_NL; m++)
+		if (!(m & ~any))
+			sets[n_sets++] = m;
+	int x = builder_node(b, n_sets);
+	double *pm = p >= 0 && np > 1 ? builder_edge(b, p, x) : b->vec[x];
+	for (int a = 0; a < (p >= 0 && np > 1 ? np : 1); a++)
+		for (int k = 0; k < n_sets; k++) {
+			struct plan tmp = pl[a];
+			pm[(size_t)a * n_sets + k] = plan_set(dp, &tmp, sets[k]);
+		}
+	for (int v = 0; v < n_var; v++) {
+		int j = var[v];
+		double *m = builder_edge(b, x, j);
+		for (int k = 0; k < n_sets; k++)
+			for (int c = 0; c < s->n_alt[j]; c++)
+				m[(size_t)k * s->n_alt[j] + c] =
+					sets[k] >> wants(s, j, c, 0) & 1u ? 0 : INFINITY;
+	}
+}
+
+struct pbqp *sel_build_pbqp(const struct selection *s, int *n_edges)
+{
+	struct graph *g = s->g;
+	int *pos = xmalloc((g->n_nodes ? g->n_nodes : 1) * sizeof *pos);
+	for (int i = 0; i < g->n_nodes; i++)
+		pos[i] = -1;
+	for (int i = 0; i < s->n; i++)
+		pos[s->nodes[i]->index] = i;
+	struct builder b = {0};
+	for (int i = 0; i < s->n; i++) {
+		builder_node(&b, s->n_alt[i]);
+		for (int a = 0; a < s->n_alt[i]; a++)
+			b.vec[i][a] = s->alt[i][a].cost_us;
+	}
+	int n_reads = 1;
+	for (int i = 0; i < s->n; i++)
+		n_reads += s->nodes[i]->n_inputs;
+	int *fixed = xmalloc(n_reads * sizeof *fixed);
+	int *var = xmalloc((s->n + 1) * sizeof *var);
+	for (int t_i = 0; t_i < s->n_tensors; t_i++) {
+		const struct tensor *t = g->tensors[t_i];
+		if (!convertible(s, t))
+			continue;
+		int n_fixed, n_var;
+		readers(s, t, fixed, &n_fixed, var, &n_var);
+		if (n_fixed == 0 && n_var == 0)
+			continue;
+		int p = t->producer && !t->producer->dead ? pos[t->producer->index] : -1;
+		int np = p >= 0 ? s->n_alt[p] : 1;
+		/* what exists after the fixed wants, per producer alternative; their
+		 * cost goes to the producer (a constant without one: left out) */
+		struct plan *pl = xmalloc(np * sizeof *pl);
+		for (int a = 0; a < np; a++) {
+			int out = RT_L_CHW;
+			if (p >= 0 && s->nodes[p]->outputs[0] == t)
+				out = s->alt[p][a].out;
+			plan_init(&pl[a], out);
+			double c = plan_list(&s->dp[t_i], &pl[a], fixed, n_fixed);
+			if (p >= 0)
+				b.vec[p][a] += c;
+		}
+		if (n_var)
+			tensor_terms(s, &b, &s->dp[t_i], p, np, pl, var, n_var);
+		free(pl);
+	}
+	struct pbqp *q = pbqp_new(b.n);
+	for (int i = 0; i < b.n; i++) {
+		pbqp_set_costs(q, i, b.n_alt[i], b.vec[i]);
+		free(b.vec[i]);
+	}
+	for (int e = 0; e < b.n_edges; e++) {
+		pbqp_add_edge(q, b.edges[e].u, b.edges[e].v, b.edges[e].m);
+		free(b.edges[e].m);
+	}
+	if (n_edges)
+		*n_edges = pbqp_n_edges(q); /* edges between the same nodes were merged */
+	free(b.edges);
+	free(b.vec);
+	free(b.n_alt);
+	free(fixed);
+	free(var);
+	free(pos);
+	return q;
+}
+
+/* ---- choosing and reporting -------------------------------------------------- */
+
+struct solved {
+	struct pbqp_stats st; /* of the solve whose choice was taken */
+	double objective;     /* PBQP objective of that choice (µs, the modelled cost) */
+	int n_nodes, n_edges;
+	int verified;         /* --verify-ilp agreed */
+};
+
+/* Solves s by PBQP and takes its choice (with --dump-pbqp and --verify-ilp
+ * when dump is set). Returns the number of errors reported. */
+static int solve_pbqp(struct selection *s, int checks, struct diag *d, struct solved *out)
+{
+	const struct options *opt = s->opt;
+	int errors = 0;
+	struct pbqp *q = sel_build_pbqp(s, &out->n_edges);
+	out->n_nodes = pbqp_n_nodes(q);
+	if (checks && opt->dump_pbqp) {
+		FILE *f = fopen(opt->dump_pbqp, "w");
+		if (!f || pbqp_write(q, f) || fclose(f)) {
+			diag_error(d, NULL, "--dump-pbqp %s: cannot write the instance", opt->dump_pbqp);
+			errors++;
+		}
+	}
+	/* (pbqp.c turns to branch and bound itself when RN leads only to
+	 * forbidden assignments, so -1 means there is no finite one) */
+	if (pbqp_solve(q, PBQP_HEURISTIC)) {
+		diag_error(d, NULL, "select: no assignment avoids a layout conversion that no "
+		           "transform chain provides (%d nodes, %d edges)", s->n, out->n_edges);
+		pbqp_free(q);
+		return errors + 1;
+	}
+	if (checks && opt->verify_ilp) {
+		/* the ILP finds the optimum, so compare with a proven one */
+		if (!pbqp_get_stats(q)->optimal && pbqp_solve(q, PBQP_EXACT))
+			unreachable("select: branch and bound failed where RN succeeded");
+		int *choice = xmalloc(pbqp_n_nodes(q) * sizeof *choice + 1);
+		double ilp = 0;
+		char err[256] = "";
+		int rc = ilp_solve_pbqp(q, choice, &ilp, err, sizeof err);
+		double mine = pbqp_objective(q);
+		if (rc < 0) {
+			diag_error(d, NULL, "--verify-ilp needs GLPK to solve the instance: %s", err);
+			errors++;
+		} else if (rc > 0 || fabs(ilp - mine) > 1e-9 * fmax(fabs(ilp), fabs(mine)) + 1e-9) {
+			diag_error(d, NULL, "--verify-ilp: the PBQP instance of model %s (%d nodes, %d "
+			           "edges; write it with --dump-pbqp FILE) has PBQP %s %.17g µs but "
+			           "ILP %s %.17g µs", opt->model ? opt->model : "?", out->n_nodes,
+			           out->n_edges,
+			           pbqp_get_stats(q)->optimal ? "optimum" :
+			                                        "best (branch limit reached, not proven)",
+			           mine, rc > 0 ? "(infeasible)" : "optimum", ilp);
+			errors++;
+		} else {
+			out->verified = 1;
+		}
+		free(choice);
+	}
+	for (int i = 0; i < s->n; i++)
+		s->choice[i] = pbqp_choice(q, i);
+	out->st = *pbqp_get_stats(q);
+	out->objective = pbqp_objective(q);
+	pbqp_free(q);
+	return errors;
+}
+
+/* The strategies --report compares, under the same costs. */
+struct rival {
+	char name[40];
+	double total; /* legalised µs */
+};
+
+static int rivals(struct graph *g, const struct options *opt, struct diag *d, struct rival *r)
+{
+	static const char *const fixed[] = {"pbqp", "greedy", "canonical", "sum2d"};
+	int n = 0;
+	for (int i = 0; i < (int)(sizeof fixed / sizeof fixed[0]) + RT_FAM_COUNT_; i++) {
+		char name[40];
+		if (i < 4)
+			snprintf(name, sizeof name, "%s", fixed[i]);
+		else if (i - 4 == RT_FAM_SUM2D)
+			continue; /* the same as sum2d */
+		else
+			snprintf(name, sizeof name, "family:%s", rt_family_names[i - 4]);
+		struct selection *s = sel_new(g, opt, name, d);
+		if (!s)
+			return -1;
+		struct solved sv = {0};
+		if (strcmp(name, "pbqp") == 0 ? solve_pbqp(s, 0, d, &sv) != 0 : (sel_choose_greedy(s), 0)) {
+			sel_free(s);
+			return -1;
+		}
+		if (!s->fell_back) { /* a family only where every layer has a row of it */
+			snprintf(r[n].name, sizeof r[n].name, "%s", name);
+			r[n].total = sel_total(s);
+			n++;
+		}
+		sel_free(s);
+	}
+	return n;
+}
+
+static void report(const struct graph *g, const struct options *opt, const char *strategy,
+                   double total, const struct solved *sv, const struct rival *r, int n_r)
+{
+	double convs = 0, transforms = 0;
+	int n_tr = 0;
+	printf("selection: strategy %s; costs: %s\n", strategy, costs_source(opt));
+	/* cost first: the layer table after this one is keyed by node name */
+	printf("  %13s  %-40s %s\n", "cost (µs)", "primitive, + transform inserted",
+	       "convolution or tensor converted");
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct node *n = g->nodes[i];
+		if (n->op == OP_LAYOUT) {
+			printf("  %12.2f  + %-38s %s\n", n->cost_us, n->primitive, n->inputs[0]->name);
+			transforms += n->cost_us;
+			n_tr++;
+		} else if (n->op == OP_CONV) {
+			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive ? n->primitive : "reference",
+			       n->name);
+			convs += n->cost_us;
+		}
+	}
+	printf("  predicted: convolutions %.2f µs + %d transforms %.2f µs = %.2f µs\n", convs, n_tr,
+	       transforms, total);
+	if (sv)
+		printf("  pbqp: %d nodes, %d edges; reductions R0 %d, RI %d, RII %d, RN %d (%s); %s; "
+		       "objective %.2f µs%s; %.4f s\n",
+		       sv->n_nodes, sv->n_edges, sv->st.n_r0, sv->st.n_r1, sv->st.n_r2, sv->st.n_rn,
+		       sv->st.n_rn ? "RN used" : "RN not needed",
+		       sv->st.optimal ? "proven optimal" : "not proven optimal", sv->objective,
+		       sv->verified ? ", the ILP agrees" : "", sv->st.seconds);
+	printf("  every strategy under the same costs (predicted µs, after legalisation):\n");
+	for (int i = 0; i < n_r; i++)
+		printf("    %-20s %12.2f%s\n", r[i].name, r[i].total,
+		       strcmp(r[i].name, strategy) == 0 ? "  (chosen)" : "");
 }
 
 int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 {
-	const char *s = opt->strategy ? opt->strategy : "greedy";
-	if (strcmp(s, "reference") == 0)
-		return 0;
-	int known = strcmp(s, "greedy") == 0 || strcmp(s, "canonical") == 0 ||
-	            strcmp(s, "sum2d") == 0;
-	if (strncmp(s, "family:", 7) == 0)
-		for (int f = 0; f < RT_FAM_COUNT_; f++)
-			known |= strcmp(s + 7, rt_family_names[f]) == 0;
-	if (!known) {
-		diag_error(d, NULL, "--strategy %s: expected greedy, canonical, sum2d, reference or "
-		           "family:NAME with NAME one of sum2d, direct, im2, kn2, winograd, fft, "
-		           "depthwise%s",
-		           s, strcmp(s, "pbqp") == 0 ? " (the PBQP selector is not built yet)" : "");
+	const char *strategy = opt->strategy ? opt->strategy : "pbqp";
+	if (!cand_strategy_known(strategy)) {
+		diag_error(d, NULL, "--strategy %s: expected pbqp, greedy, canonical, sum2d, reference "
+		           "or family:NAME with NAME one of sum2d, direct, im2, kn2, winograd, fft, "
+		           "depthwise", strategy);
 		return 1;
+	}
+	if (strcmp(strategy, "reference") == 0) {
+		if (opt->verify_ilp || opt->dump_pbqp)
+			diag_warning(d, NULL, "%s: --strategy reference selects nothing, so there is no "
+			             "PBQP instance", opt->verify_ilp ? "--verify-ilp" : "--dump-pbqp");
+		if (opt->report)
+			printf("selection: strategy reference (the emitter's reference kernels, no "
+			       "selection)\n");
+		return 0;
 	}
 	for (int i = 0; i < opt->n_force; i++) {
 		int found = 0;
@@ -360,40 +897,35 @@ int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 	if (d->errors)
 		return d->errors;
 
-	struct ctx c = {g, opt, d, NULL, g->n_tensors, NULL, 0, 0, 0};
-	c.ver = xcalloc(g->n_tensors ? g->n_tensors : 1, sizeof *c.ver);
-	for (int i = 0; i < g->n_tensors; i++)
-		c.ver[i].v[RT_L_CHW] = g->tensors[i];
-	int n_nodes = g->n_nodes, errors = 0;
-	struct node **nodes = xmalloc((n_nodes ? n_nodes : 1) * sizeof *nodes);
-	memcpy(nodes, g->nodes, n_nodes * sizeof *nodes);
-
-	for (int i = 0; i < n_nodes; i++) {
-		struct node *n = nodes[i];
-		if (n->dead)
-			continue;
-		if (n->op == OP_CONV) {
-			errors += select_conv(&c, n);
-		} else {
-			/* every other op reads the model layout */
-			for (int k = 0; k < n->n_inputs; k++)
-				if (n->inputs[k])
-					n->inputs[k] = make_available(&c, n->inputs[k], RT_L_CHW);
+	struct selection *s = sel_new(g, opt, strategy, d);
+	if (!s)
+		return d->errors;
+	int errors = 0, is_pbqp = strcmp(strategy, "pbqp") == 0;
+	struct solved sv = {0};
+	if (is_pbqp) {
+		errors += solve_pbqp(s, 1, d, &sv);
+	} else {
+		sel_choose_greedy(s);
+		if (opt->verify_ilp || opt->dump_pbqp) {
+			/* the checks are about the whole-graph instance, whatever is chosen */
+			struct selection *whole = sel_new(g, opt, "pbqp", d);
+			errors += whole ? solve_pbqp(whole, 1, d, &sv) : 1;
+			sel_free(whole);
 		}
-		push(&c, n);
 	}
-	for (int k = 0; k < g->n_outputs; k++)
-		make_available(&c, g->outputs[k], RT_L_CHW);
-
-	/* ir_add_node appended the transforms; the order built here replaces it. */
-	if (c.n_order != g->n_nodes)
-		unreachable("select: lost a node while reordering");
-	memcpy(g->nodes, c.order, c.n_order * sizeof *g->nodes);
-	for (int i = 0; i < g->n_nodes; i++)
-		g->nodes[i]->index = i;
-	ir_compact(g);
-	free(nodes);
-	free(c.order);
-	free(c.ver);
-	return errors;
+	struct rival r[4 + RT_FAM_COUNT_];
+	int n_r = 0;
+	if (!errors && opt->report && (n_r = rivals(g, opt, d, r)) < 0)
+		errors++;
+	if (errors) {
+		sel_free(s);
+		return errors;
+	}
+	double total = sel_total(s);
+	sel_apply(s);
+	sel_free(s);
+	if (opt->report)
+		report(g, opt, strategy, total, is_pbqp || opt->verify_ilp || opt->dump_pbqp ? &sv : NULL, r,
+		       n_r);
+	return 0;
 }

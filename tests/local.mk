@@ -116,6 +116,13 @@ tests_test_pbqp_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_pbqp_LDADD = $(TEST_LDADD)
 endif
 
+# Selection: the DT graph, candidates, the strategies and legalisation.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_select
+tests_test_select_SOURCES = tests/test_select.c
+tests_test_select_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_select_LDADD = $(TEST_LDADD)
+endif
 # Measured costs (issue 8): the cost table reader, and dnncc profile end to
 # end (profile, cache, --costs picking from the table, --emit-harness).
 if HAVE_CRITERION
