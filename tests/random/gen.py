@@ -296,7 +296,7 @@ def rand_conv(g, x, allow_shrink=True):
         else:
             k = [r.randint(1, 7)]
         stride = [1] * nsp
-        if allow_shrink and r.random() < 0.3:
+        if allow_shrink and min(sp) >= 6 and r.random() < 0.3:
             s = r.choice([2, 2, 3, 4])
             stride = [s] * nsp if r.random() < 0.8 else [r.randint(1, 3) for _ in range(nsp)]
         dil = [1] * nsp
@@ -337,7 +337,12 @@ def rand_pool(g, x):
     sp = v.shape[2:]
     for _ in range(20):
         k = [r.randint(1, 4) for _ in range(nsp)] if r.random() < 0.3 else [r.randint(1, 4)] * nsp
-        s = [r.randint(1, 3) for _ in range(nsp)] if r.random() < 0.3 else [r.choice([1, 2, 2, 3])] * nsp
+        if min(sp) < 6:
+            s = [1] * nsp
+        elif r.random() < 0.3:
+            s = [r.randint(1, 3) for _ in range(nsp)]
+        else:
+            s = [r.choice([1, 2, 2, 3])] * nsp
         pads = [r.randint(0, k[i % nsp] - 1) if r.random() < 0.5 else 0 for i in range(2 * nsp)]
         ceil_mode = 1 if r.random() < 0.4 else 0
         outs = [window_len(sp[i], k[i], s[i], 1, pads[i], pads[nsp + i], ceil_mode)
