@@ -29,6 +29,7 @@ numpy or onnx.
 """
 
 import argparse
+import hashlib
 import os
 import random
 import re
@@ -117,16 +118,20 @@ class Case:
                 f.write(np.ascontiguousarray(a, dtype=np.float64).tobytes())
 
 
-def plan_builds(case, strategies, prims, nforced, rng):
-    """The builds of one graph: every strategy, then nforced forced ones."""
+def plan_builds(case, strategies, prims, nforced):
+    """The builds of one graph: every strategy, then nforced forced ones.
+    Each build draws its options from its own generator, seeded by the graph
+    and its label, so it is the same build whatever else runs."""
     builds = []
     for s in strategies:
         builds.append(Build(case, re.sub(r"[^A-Za-z0-9]", "_", s), ["--strategy", s]))
     for k in range(nforced if case.convs else 0):
-        b = Build(case, "force%d" % k, ["--strategy", rng.choice(strategies)])
-        b.forces = {n: rng.choice(prims) for n in case.convs if rng.random() < 0.8}
-        builds.append(b)
+        builds.append(Build(case, "force%d" % k, []))
     for b in builds:
+        rng = b.rng = random.Random("%s/%s/%s" % (case.seed, case.index, b.label))
+        if b.label.startswith("force"):
+            b.args = ["--strategy", rng.choice(strategies)]
+            b.forces = {n: rng.choice(prims) for n in case.convs if rng.random() < 0.8}
         p = rng.random()
         if p < 0.15:
             b.args += ["--target", "c99"]
@@ -151,6 +156,7 @@ def dnncc_cmd(dnncc, b, d):
 def compile_model(dnncc, b, d, prims, rng):
     """Runs dnncc; for a forced build, re-picks the rows dnncc says do not
     apply (up to 12 rounds, then leaves those nodes to the strategy)."""
+    b.dnncc = dnncc
     for _ in range(12):
         cmd = dnncc_cmd(dnncc, b, d)
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -293,10 +299,37 @@ int main(int argc, char **argv)
         f.write("\n".join(L) + "\n")
 
 
+def code_key(b, d):
+    """What a build's program depends on: its C without the opening comment
+    (which names the command line) with the name replaced, and its weights
+    file. Builds of one graph with equal keys are the same program: only the
+    first is compiled and run, the others share its result."""
+    with open(os.path.join(d, b.name + ".c")) as f:
+        text = f.read()
+    text = text[text.index("*/") + 2:]
+    text = text.replace(b.name, "NAME").replace(b.name.upper(), "UPPERNAME")
+    key = [b.graph.tag, text]
+    w = os.path.join(d, b.name + ".weights.bin")
+    if os.path.exists(w):
+        with open(w, "rb") as f:
+            key.append(f.read())
+    return hashlib.sha1(repr(key).encode()).hexdigest()
+
+
 def run_batch(builds, d, cc, jobs):
     """Compiles the accepted builds of a batch into one program and runs it;
     sets b.error on the builds that fail and b.errs to their output errors."""
-    ok = [b for b in builds if b.error is None]
+    ok = []
+    reps = {}
+    for b in builds:
+        if b.error is not None:
+            continue
+        key = code_key(b, d)
+        if key in reps:
+            b.same_as = reps[key]
+        else:
+            reps[key] = b
+            ok.append(b)
     # Compile each generated file on its own, so a compile error names its build.
     procs = []
     pending = list(ok)
@@ -344,7 +377,10 @@ def run_batch(builds, d, cc, jobs):
         # It crashed in `last`: record that and go on with the next model.
         last.error = "the generated code crashed (status %d)" % p.returncode
         first = ok.index(last) + 1
-    for b in ok:
+    for b in builds:
+        rep = getattr(b, "same_as", None)
+        if rep is not None:
+            b.errs, b.error = getattr(rep, "errs", []), rep.error
         if b.error is not None:
             continue
         tol = TOL_LOSSY if b.lossy else TOL
@@ -374,12 +410,20 @@ def save_failure(b, faildir, here):
             shutil.copy(src, d)
     sel = ("--fixed-only --graph %s" % g.index if g.seed is None
            else "--seed %d --first %d --count 1" % (g.seed, g.index))
+    wd = os.path.dirname(g.path)
+    cmd = [c.replace(wd + os.sep, "") for c in getattr(b, "cmd", [])]
     with open(os.path.join(d, "replay.sh"), "w") as f:
-        f.write("#!/bin/sh\n# %s\n" % b.error.splitlines()[0].replace("\n", " "))
-        f.write("# the dnncc command line (model copied here as %s):\n" % os.path.basename(g.path))
-        f.write("# " + " ".join(shlex.quote(c) for c in getattr(b, "cmd", [])) + "\n")
-        f.write("# rerun only this build:\n")
-        f.write("/usr/bin/python3 %s %s --only %s\n" % (os.path.join(here, "run.py"), sel, b.label))
+        f.write("#!/bin/sh\n# seed %s graph %s build %s: %s\n" %
+                (g.seed, g.index, b.label, b.error.splitlines()[0]))
+        f.write("# dnncc on the model saved here:\n#   cd %s && %s\n" %
+                (shlex.quote(os.path.abspath(d)), " ".join(shlex.quote(c) for c in cmd)))
+        f.write("# the build and comparison again (graphs are a function of the seed):\n")
+        nforced = int(b.label[5:]) + 1 if b.label.startswith("force") else 0
+        f.write("exec /usr/bin/python3 %s --dnncc %s %s --forced %d --only %s "
+                "--work /tmp/dnncc-replay --faildir /tmp/dnncc-replay-failures -v\n" %
+                (shlex.quote(os.path.join(here, "run.py")), shlex.quote(os.path.abspath(b.dnncc)),
+                 sel, nforced, b.label))
+    os.chmod(os.path.join(d, "replay.sh"), 0o755)
     with open(os.path.join(d, "error.txt"), "w") as f:
         f.write(b.error + "\n")
     return d
@@ -425,10 +469,7 @@ def main():
 
     builds = []
     for c in cases:
-        rng = random.Random("%s/%s/builds" % (c.seed, c.index))
-        bs = plan_builds(c, strategies, prims, a.forced, rng)
-        for b in bs:
-            b.rng = random.Random("%s/%s/%s/picks" % (c.seed, c.index, b.label))
+        bs = plan_builds(c, strategies, prims, a.forced)
         builds += [b for b in bs if a.only is None or b.label == a.only]
 
     failed = []
@@ -461,8 +502,10 @@ def main():
             shutil.rmtree(d)
     worst = max([b.worst for b in builds if b.error is None and not b.lossy] or [0])
     worst_lossy = max([b.worst for b in builds if b.error is None and b.lossy] or [0])
-    print("%d graphs, %d builds, %d failed; worst relative error %.2e (winograd/fft %.2e); "
-          "%.0f s" % (len(cases), len(builds), len(failed), worst, worst_lossy, time.time() - t0))
+    distinct = len([b for b in builds if getattr(b, "same_as", None) is None])
+    print("%d graphs, %d builds (%d distinct programs), %d failed; worst relative error %.2e "
+          "(winograd/fft %.2e); %.0f s" % (len(cases), len(builds), distinct, len(failed), worst,
+                                          worst_lossy, time.time() - t0))
     return 1 if failed else 0
 
 
