@@ -26,7 +26,9 @@ padding is dropped, and positions beyond the padded input are not counted.
 
 fixed_graphs() returns the issue-7 graphs: networks whose output is written by
 a convolution that a layout-changing primitive may compute (5x5, dilated,
-1x7/7x1, 11x11 s4 then 7x7 s2, an inception Concat, grouped convs).
+1x7/7x1, 11x11 s4 then 7x7 s2, an inception Concat, grouped convs), and one
+with conv outputs that later nodes read, a passed-through input and a
+duplicate output.
 """
 
 import math
@@ -512,9 +514,9 @@ def fixed_graphs():
 
     def make(name, build):
         g = Graph(name, random.Random(name))
-        build(g)
+        extra = build(g) or []
         outs = [o for n in g.nodes for o in n.output if g.readers.get(o, 0) == 0]
-        res.append((name,) + finish(g, outs))
+        res.append((name,) + finish(g, outs + extra))
 
     def end5x5(g):
         x = g.add_input([1, 3, 16, 16])
@@ -551,9 +553,22 @@ def fixed_graphs():
         t = g.conv(t, 32, [3, 3], pads=[1, 1, 1, 1], group=32)     # depthwise
         g.conv(t, 16, [3, 3], pads=[1, 1, 1, 1], group=2)
 
+    def output_sets(g):
+        # Outputs that later nodes also read (so the Relu cannot be fused
+        # into the conv, nor the BatchNormalization folded), the graph input
+        # passed through, and one tensor listed twice.
+        x = g.add_input([1, 8, 9, 9])
+        c = g.conv(x, 16, [5, 5], pads=[2, 1, 2, 1])
+        b = g.batchnorm(c)
+        r = g.unary(b, "Relu")
+        c2 = g.conv(r, 16, [3, 3], dil=[2, 2], pads=[2, 2, 2, 2], group=16)
+        g.unary(c2, "Clip")
+        return [c, x, b, c2, c]
+
     for name, build in (("end5x5", end5x5), ("end_dilated", end_dilated),
                         ("end_1x7_7x1", end_1x7_7x1), ("alexnet_stem", alexnet_stem),
-                        ("inception_out", inception_out), ("grouped_end", grouped_end)):
+                        ("inception_out", inception_out), ("grouped_end", grouped_end),
+                        ("output_sets", output_sets)):
         make(name, build)
     return res
 

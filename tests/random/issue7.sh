@@ -2,7 +2,9 @@
 # issue7.sh - the issue-7 graphs of tests/random/gen.py (fixed_graphs) under
 # every strategy: networks whose output is written by a 5x5 conv, a dilated
 # conv, 1x7 then 7x1 convs, 11x11 s4 then 7x7 s2 convs, an inception block's
-# Concat, and grouped/depthwise convs. Before commit 45d2202 dnncc stopped with
+# Concat, and grouped/depthwise convs; and output_sets (conv outputs that later
+# nodes also read, the input passed through, a duplicate output). 7 graphs x
+# 11 strategies = 77 builds. Before commit 45d2202 dnncc stopped with
 # "graph output never written" on these whenever the chosen primitive wrote a
 # layout other than the model's. tests/random/run.py says when a build passes.
 # Environment as for tests/random/check.sh; exits 77 without the Python modules.
