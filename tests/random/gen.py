@@ -6,13 +6,14 @@ Every graph is a function of (seed, index) alone: the same pair gives the same
 model, inputs and reference outputs on every machine, so a failure is replayed
 from the two numbers.
 
-A graph is a DAG over one or two graph inputs [1, C, H, W] (or [1, C, L] for
-1-D graphs): chains and branches of Conv (kernel 1..7, non-square 1x7/7x1,
+A graph is a DAG over one or two graph inputs [N, C, H, W] (or [N, C, L] for
+1-D graphs; N is 1, sometimes 2 or 3): chains and branches of Conv (kernel 1..7, non-square 1x7/7x1,
 stride, dilation, asymmetric pads, groups, depthwise, with or without bias),
 MaxPool/AveragePool (ceil_mode, pads, count_include_pad), Add/Mul with
 broadcasting (per-channel constants, scalars, two activations), Concat on the
 channel axis, Relu/Clip/Sigmoid/LeakyRelu/Tanh, BatchNormalization,
-GlobalAveragePool and Flatten+Gemm(+Softmax) heads. The graph outputs are
+GlobalAveragePool and Flatten+Gemm(+Softmax) heads (Gemm with transB, alpha,
+beta). The graph outputs are
 every tensor nothing reads plus a random set of others: tensors later nodes
 also read, a graph input passed straight through, and sometimes the same
 tensor listed twice.
@@ -208,12 +209,17 @@ class Graph:
         if trans_b:
             wv = wv.T
         ins = [x, wn]
-        y = v @ wv
+        attrs = dict(transB=trans_b)
+        alpha, beta = 1.0, 1.0
+        if self.rng.random() < 0.3:   # exact in float32
+            alpha, beta = self.rng.choice([0.5, 2.0]), self.rng.choice([0.5, 1.5])
+            attrs.update(alpha=alpha, beta=beta)
+        y = alpha * (v @ wv)
         if self.rng.random() < 0.8:
             bn, bv = self.const("fc_b", self.rng_uniform([K], -0.5, 0.5))
             ins.append(bn)
-            y = y + bv
-        return self.node("Gemm", ins, y, transB=trans_b)
+            y = y + beta * bv
+        return self.node("Gemm", ins, y, **attrs)
 
     def softmax(self, x):
         v = self.values[x]
@@ -327,7 +333,7 @@ def rand_conv(g, x, allow_shrink=True):
             M = group * r.randint(1, max(1, 16 // group))
         else:
             group = 1
-            M = r.choice([1, 2, 3, 4, 5, 8, 8, 12, 16, 16, 24])
+            M = r.choice([1, 2, 3, 4, 5, 8, 8, 12, 16, 16, 24, 32])
         return g.conv(x, M, k, stride, dil, pads, group, bias=r.random() < 0.75)
     return None
 
@@ -436,11 +442,12 @@ def random_graph(seed, index):
     r = random.Random(seed * 1000003 + index)
     g = Graph("g%d" % index, r)
     one_d = r.random() < 0.15
-    C = r.choice([1, 2, 3, 4, 8, 16])
+    C = r.choice([1, 2, 3, 4, 8, 16, 32])
+    N = r.choice([1, 1, 1, 1, 1, 1, 1, 2, 2, 3])
     if one_d:
-        shape = [1, C, r.randint(4, 24)]
+        shape = [N, C, r.randint(4, 24)]
     else:
-        shape = [1, C, r.randint(3, 24), r.randint(3, 24)]
+        shape = [N, C, r.randint(3, 24), r.randint(3, 24)]
     x = g.add_input(shape)
     spatial = [x]          # tensors of rank >= 3
     if r.random() < 0.15:  # a second graph input of the same shape
