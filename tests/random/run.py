@@ -503,9 +503,11 @@ def main():
     worst = max([b.worst for b in builds if b.error is None and not b.lossy] or [0])
     worst_lossy = max([b.worst for b in builds if b.error is None and b.lossy] or [0])
     distinct = len([b for b in builds if getattr(b, "same_as", None) is None])
+    tm = os.times()
     print("%d graphs, %d builds (%d distinct programs), %d failed; worst relative error %.2e "
-          "(winograd/fft %.2e); %.0f s" % (len(cases), len(builds), distinct, len(failed), worst,
-                                          worst_lossy, time.time() - t0))
+          "(winograd/fft %.2e); %.0f s, %.0f s of CPU" %
+          (len(cases), len(builds), distinct, len(failed), worst, worst_lossy, time.time() - t0,
+           tm.user + tm.system + tm.children_user + tm.children_system))
     return 1 if failed else 0
 
 
