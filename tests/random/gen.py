@@ -316,9 +316,11 @@ def rand_conv(g, x, allow_shrink=True):
             pads = [(dil[i] * (k[i] - 1)) // 2 for i in range(nsp)] * 2
         elif pk < 0.55:
             pads = [0] * (2 * nsp)
-        else:              # asymmetric
+        elif pk < 0.9:     # asymmetric
             pads = [r.randint(0, min(3, k[i] * dil[i] - 1 if k[i] * dil[i] > 1 else 1))
                     for i in list(range(nsp)) * 2]
+        else:              # as wide as the kernel or wider (outputs of pad only)
+            pads = [r.randint(0, k[i] * dil[i] + 1) for i in list(range(nsp)) * 2]
         outs = [window_len(sp[i], k[i], stride[i], dil[i], pads[i], pads[nsp + i], False)
                 for i in range(nsp)]
         if min(outs) < 1:
