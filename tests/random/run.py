@@ -12,7 +12,8 @@ batch of builds is compiled with `cc -O1` into ONE program (tests/random/
 main.c is generated) that runs every model on the graph's inputs and prints
 the error of every output against gen.py's float64 reference.
 
-A build passes when dnncc accepts the model, its C compiles, it runs, the
+A build passes when dnncc accepts the model (a refused --force-primitive
+pick must leave no file behind), its C compiles, it runs, the
 input and output counts and sizes match, and every output o has
     max|got - want| / max|want| <= tolerance
 (absolute when want is all zeros). The tolerance is 1e-4, and 2e-3 when
@@ -166,6 +167,12 @@ def compile_model(dnncc, b, d, prims, rng):
             b.lossy = bool(LOSSY.search(p.stdout))
             b.report = p.stdout
             return True
+        partial = [f for f in (b.name + ".c", b.name + ".h", b.name + ".weights.bin")
+                   if os.path.exists(os.path.join(d, f))]
+        if partial:
+            b.error = "dnncc failed (exit %d) and left %s behind:\n%s" % (
+                p.returncode, " ".join(partial), p.stdout)
+            return False
         refused = re.findall(r"node '([^']+)'.*--force-primitive: \S+ (?:does not apply|packs its weights)",
                              p.stdout)
         if not hasattr(b, "forces") or not refused or \
@@ -229,8 +236,9 @@ static int run_one(const struct model *m)
 			       m->want_osz[k]);
 			return 1;
 		}
-	float *in[16], *out[16];
-	double *ref[16];
+	float **in = malloc(sizeof(float *) * (size_t)m->nin);
+	float **out = malloc(sizeof(float *) * (size_t)m->nout);
+	double **ref = malloc(sizeof(double *) * (size_t)m->nout);
 	FILE *fi = fopen(m->in_path, "rb"), *fr = fopen(m->ref_path, "rb");
 	if (!fi || !fr) {
 		printf("bad %s cannot open %s or %s\\n", m->name, m->in_path, m->ref_path);
@@ -280,6 +288,9 @@ static int run_one(const struct model *m)
 		free(out[k]);
 		free(ref[k]);
 	}
+	free(in);
+	free(out);
+	free(ref);
 	return 0;
 }
 
@@ -472,6 +483,9 @@ def main():
         bs = plan_builds(c, strategies, prims, a.forced)
         builds += [b for b in bs if a.only is None or b.label == a.only]
 
+    if not builds:
+        print("run.py: no builds selected (graph without a Conv for a forced build?)")
+        return 2
     failed = []
     nbatch = 0
     for start in range(0, len(builds), a.batch):
