@@ -327,7 +327,7 @@ def code_key(b, d):
     return hashlib.sha1(repr(key).encode()).hexdigest()
 
 
-def run_batch(builds, d, cc, jobs):
+def run_batch(builds, d, cc, cflags, jobs):
     """Compiles the accepted builds of a batch into one program and runs it;
     sets b.error on the builds that fail and b.errs to their output errors."""
     ok = []
@@ -347,7 +347,7 @@ def run_batch(builds, d, cc, jobs):
     while pending or procs:
         while pending and len(procs) < jobs:
             b = pending.pop(0)
-            cmd = [cc, "-std=c99", "-O1", "-c", b.name + ".c", "-o", b.name + ".o"]
+            cmd = [cc, "-std=c99"] + cflags + ["-c", b.name + ".c", "-o", b.name + ".o"]
             procs.append((b, subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE,
                                               stderr=subprocess.STDOUT, universal_newlines=True)))
         b, p = procs.pop(0)
@@ -358,7 +358,7 @@ def run_batch(builds, d, cc, jobs):
     if not ok:
         return
     write_main(ok, d)
-    p = subprocess.run([cc, "-std=c99", "-O1", "-o", "main", "main.c"] +
+    p = subprocess.run([cc, "-std=c99"] + cflags + ["-o", "main", "main.c"] +
                        [b.name + ".o" for b in ok] + ["-lm"], cwd=d,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     if p.returncode != 0:
@@ -455,6 +455,7 @@ def main():
     ap.add_argument("--only", help="only the build with this label (e.g. family_direct)")
     ap.add_argument("--batch", type=int, default=48, help="builds per program")
     ap.add_argument("--jobs", type=int, default=1, help="parallel C compiles")
+    ap.add_argument("--cflags", default="-O1", help="C compiler options (default -O1)")
     ap.add_argument("--work", default="tests/random/work")
     ap.add_argument("--faildir", default="tests/random/failures")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -499,7 +500,7 @@ def main():
                 b.graph.write(d)
                 written.add(b.graph.tag)
             compile_model(a.dnncc, b, d, prims, b.rng)
-        run_batch(batch, d, a.cc, a.jobs)
+        run_batch(batch, d, a.cc, a.cflags.split(), a.jobs)
         for b in batch:
             g = b.graph
             where = ("seed %d graph %d" % (g.seed, g.index) if g.seed is not None
