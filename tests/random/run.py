@@ -467,7 +467,7 @@ def main():
     os.makedirs(a.work)
     strategies = accepted_strategies(a.dnncc, a.work)
     prims = list_primitives(a.dnncc)
-    print("strategies: %s" % " ".join(strategies))
+    print("strategies: %s" % " ".join(strategies), flush=True)
 
     cases = []
     if a.fixed or a.fixed_only:
@@ -508,13 +508,19 @@ def main():
             if b.error is not None:
                 fd = save_failure(b, a.faildir, here)
                 print("FAIL %s build %s (%s): %s\n     saved in %s" %
-                      (where, b.label, " ".join(b.args), b.error.strip(), fd))
+                      (where, b.label, " ".join(b.args), b.error.strip(), fd), flush=True)
                 failed.append(b)
             elif a.verbose:
                 print("ok   %s build %s worst %.2e%s" %
                       (where, b.label, b.worst, " (winograd/fft)" if b.lossy else ""))
         if not a.keep:
             shutil.rmtree(d)
+        done = builds[:start + len(batch)]
+        print("batch %d: %d of %d builds done, %d failed; worst %.2e, winograd/fft %.2e; %.0f s" %
+              (nbatch - 1, len(done), len(builds), len(failed),
+               max([b.worst for b in done if b.error is None and not b.lossy] or [0]),
+               max([b.worst for b in done if b.error is None and b.lossy] or [0]),
+               time.time() - t0), flush=True)
     worst = max([b.worst for b in builds if b.error is None and not b.lossy] or [0])
     worst_lossy = max([b.worst for b in builds if b.error is None and b.lossy] or [0])
     distinct = len([b for b in builds if getattr(b, "same_as", None) is None])
