@@ -5,9 +5,9 @@
 # Runs RANDOM_COUNT random graphs of gen.py with seed RANDOM_SEED, each under
 # every strategy plus two random --force-primitive builds: with the defaults
 # (seed 7, 18 graphs) 226 builds (graphs without a Conv get no forced ones),
-# 303 with the 77 of the
-# fixed issue-7 graphs in tests/random/issue7.sh. Failing models go to
-# $DNNCC_BUILDDIR/tests/random/failures/ with a replay script.
+# 303 with the 77 of the fixed issue-7 graphs in tests/random/issue7.sh.
+# Failing models go to $DNNCC_BUILDDIR/tests/random/failures/ with a replay
+# script.
 #
 # Environment: DNNCC, DNNCC_SRCDIR, DNNCC_BUILDDIR, CC (make check sets them);
 # RANDOM_SEED, RANDOM_COUNT, RANDOM_FIRST, RANDOM_JOBS (parallel C compiles,
