@@ -456,6 +456,9 @@ def main():
     ap.add_argument("--batch", type=int, default=48, help="builds per program")
     ap.add_argument("--jobs", type=int, default=1, help="parallel C compiles")
     ap.add_argument("--cflags", default="-O1", help="C compiler options (default -O1)")
+    ap.add_argument("--dnncc-only", action="store_true",
+                    help="only run dnncc (no C compile, no comparison): a quick sweep for "
+                    "refusals, verifier errors and crashes")
     ap.add_argument("--work", default="tests/random/work")
     ap.add_argument("--faildir", default="tests/random/failures")
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
@@ -500,7 +503,13 @@ def main():
                 b.graph.write(d)
                 written.add(b.graph.tag)
             compile_model(a.dnncc, b, d, prims, b.rng)
-        run_batch(batch, d, a.cc, a.cflags.split(), a.jobs)
+        if a.dnncc_only:
+            for b in batch:
+                b.worst = 0.0
+                if b.error is None and not os.path.exists(os.path.join(d, b.name + ".c")):
+                    b.error = "dnncc exited 0 but wrote no %s.c" % b.name
+        else:
+            run_batch(batch, d, a.cc, a.cflags.split(), a.jobs)
         for b in batch:
             g = b.graph
             where = ("seed %d graph %d" % (g.seed, g.index) if g.seed is not None
