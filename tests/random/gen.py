@@ -437,7 +437,7 @@ def inception(g, x):
     return g.concat(branches)
 
 
-def random_graph(seed, index):
+def random_graph(seed, index, max_ops=10):
     """The (seed, index) graph: returns (model, inputs, outputs) where inputs
     is [(name, float32 array)] and outputs [(name, float64 array)] in graph
     order."""
@@ -455,7 +455,7 @@ def random_graph(seed, index):
     if r.random() < 0.15:  # a second graph input of the same shape
         spatial.append(g.add_input(shape))
     flat = []              # rank-2 tensors (after Flatten/Gemm)
-    nops = r.randint(2, 10)
+    nops = r.randint(2, max_ops)
     for _ in range(nops):
         # Prefer recent tensors, so graphs are mostly chains with branches.
         cur = spatial[-1] if r.random() < 0.6 else r.choice(spatial)

@@ -408,7 +408,7 @@ def run_batch(builds, d, cc, cflags, jobs):
             b.worst = max(b.worst, rel)
 
 
-def save_failure(b, faildir, here):
+def save_failure(b, faildir, here, max_ops):
     g = b.graph
     d = os.path.join(faildir, "%s_%s_%s" % (g.seed if g.seed is not None else "fixed",
                                             g.index, b.label))
@@ -420,7 +420,7 @@ def save_failure(b, faildir, here):
         if os.path.exists(src):
             shutil.copy(src, d)
     sel = ("--fixed-only --graph %s" % g.index if g.seed is None
-           else "--seed %d --first %d --count 1" % (g.seed, g.index))
+           else "--seed %d --first %d --count 1 --max-ops %d" % (g.seed, g.index, max_ops))
     wd = os.path.dirname(g.path)
     cmd = [c.replace(wd + os.sep, "") for c in getattr(b, "cmd", [])]
     with open(os.path.join(d, "replay.sh"), "w") as f:
@@ -449,6 +449,8 @@ def main():
     ap.add_argument("--first", type=int, default=0, help="first graph index")
     ap.add_argument("--count", type=int, default=20, help="random graphs")
     ap.add_argument("--forced", type=int, default=2, help="--force-primitive builds per graph")
+    ap.add_argument("--max-ops", type=int, default=10, help="random graphs have 2..N operations "
+                    "(an inception block or a Gemm head counts as one)")
     ap.add_argument("--fixed", action="store_true", help="also the issue-7 graphs")
     ap.add_argument("--fixed-only", action="store_true", help="only the issue-7 graphs")
     ap.add_argument("--graph", help="with --fixed-only: only this fixed graph")
@@ -479,7 +481,7 @@ def main():
                 cases.append(Case(name, None, name, m, ins, outs))
     if not a.fixed_only:
         for i in range(a.first, a.first + a.count):
-            m, ins, outs = gen.random_graph(a.seed, i)
+            m, ins, outs = gen.random_graph(a.seed, i, a.max_ops)
             cases.append(Case("g%d" % i, a.seed, i, m, ins, outs))
 
     builds = []
@@ -515,7 +517,7 @@ def main():
             where = ("seed %d graph %d" % (g.seed, g.index) if g.seed is not None
                      else "fixed graph %s" % g.index)
             if b.error is not None:
-                fd = save_failure(b, a.faildir, here)
+                fd = save_failure(b, a.faildir, here, a.max_ops)
                 print("FAIL %s build %s (%s): %s\n     saved in %s" %
                       (where, b.label, " ".join(b.args), b.error.strip(), fd), flush=True)
                 failed.append(b)
