@@ -123,8 +123,9 @@ check-random: all
 	echo "check-random: SEED=$$seed N=$$n"; \
 	/usr/bin/python3 $(srcdir)/tests/random/run.py --dnncc $(abs_top_builddir)/dnncc$(EXEEXT) \
 		--cc '$(CC)' --seed $$seed --count $$n --jobs $$j \
-		--work tests/random/work --faildir tests/random/failures
+		--work tests/random/work-random --faildir tests/random/failures
 clean-local: clean-random-tests
 clean-random-tests:
-	-rm -rf tests/random/work tests/random/work-issue7 tests/random/failures
+	-rm -rf tests/random/work tests/random/work-issue7 tests/random/work-random \
+		tests/random/failures
 .PHONY: check-random clean-random-tests
