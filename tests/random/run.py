@@ -16,11 +16,15 @@ A build passes when dnncc accepts the model (a refused --force-primitive
 pick must leave no file behind), its C compiles, it runs, the
 input and output counts and sizes match, and every output o has
     max|got - want| / max|want| <= tolerance
-(absolute when want is all zeros). The tolerance is 1e-4, and 2e-3 when
+(absolute when want is all zeros). The tolerance is 1e-4, and 1e-3 when
 --report shows a Winograd or FFT primitive among the chosen ones: their
-transforms lose precision with the kernel and tile size (largest seen over
-5000 builds: see the README section of this suite), while every other primitive
-sums the same products in float32 in some order, measured below 1e-5 here.
+transforms amplify rounding with the tile size (tests/test_primitives.c
+allows 5e-4, and 2e-3 for F(6x6, 3x3), at up to 256 channels), while every
+other primitive sums the same float32 products in another order. Measured
+here (gcc 12, AVX-512 Xeon) over about 1100 compiled builds: at most 8.5e-7
+without and 3.1e-6 with Winograd/FFT, so both bounds leave two orders of
+magnitude for other compilers and larger graphs, while a wrong index, pad,
+layout or weight order moves outputs by percents.
 
 A failing build prints the seed, graph index and build label, and its model,
 inputs, reference outputs and a replay script (the dnncc command line and the
@@ -57,7 +61,7 @@ STRATEGIES = ["greedy", "canonical", "sum2d", "reference",
 OPTIONAL_STRATEGIES = ["pbqp"]
 
 TOL = 1e-4
-TOL_LOSSY = 2e-3          # a Winograd or FFT primitive was chosen
+TOL_LOSSY = 1e-3          # a Winograd or FFT primitive was chosen
 LOSSY = re.compile(r"\bconv_(winograd|fft)_")
 
 
