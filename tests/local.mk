@@ -137,3 +137,24 @@ dist_noinst_SCRIPTS += tests/profile.sh
 # --instrument end to end: the per-layer profile of the Fashion-MNIST sample.
 TESTS += tests/instrument.sh
 dist_noinst_SCRIPTS += tests/instrument.sh
+# Random graphs (issue 7): tests/random/gen.py makes small random ONNX DAGs
+# with float64 references, run.py builds each under every strategy and random
+# --force-primitive picks and compares. issue7.sh runs the fixed issue-7
+# graphs, check.sh a fixed-seed random set; `make check-random SEED=S N=N`
+# runs N more graphs (SEED defaults to the time, printed; JOBS=2 compiles two
+# files at a time). Failures are saved in tests/random/failures/.
+TESTS += tests/random/issue7.sh tests/random/check.sh
+dist_noinst_SCRIPTS += tests/random/issue7.sh tests/random/check.sh tests/random/run.py \
+	tests/random/gen.py
+check-random: all
+	@seed='$(SEED)'; [ -n "$$seed" ] || seed=$$(date +%s); n='$(N)'; [ -n "$$n" ] || n=100; \
+	j='$(JOBS)'; [ -n "$$j" ] || j=1; \
+	echo "check-random: SEED=$$seed N=$$n"; \
+	/usr/bin/python3 $(srcdir)/tests/random/run.py --dnncc $(abs_top_builddir)/dnncc$(EXEEXT) \
+		--cc '$(CC)' --seed $$seed --count $$n --jobs $$j \
+		--work tests/random/work-random --faildir tests/random/failures
+clean-local: clean-random-tests
+clean-random-tests:
+	-rm -rf tests/random/work tests/random/work-issue7 tests/random/work-random \
+		tests/random/failures
+.PHONY: check-random clean-random-tests
