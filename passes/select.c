@@ -366,7 +366,8 @@ int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 		c.ver[i].v[RT_L_CHW] = g->tensors[i];
 	int n_nodes = g->n_nodes, errors = 0;
 	struct node **nodes = xmalloc((n_nodes ? n_nodes : 1) * sizeof *nodes);
-	memcpy(nodes, g->nodes, n_nodes * sizeof *nodes);
+	if (n_nodes) /* a graph whose outputs are its inputs has no node (and nodes NULL) */
+		memcpy(nodes, g->nodes, n_nodes * sizeof *nodes);
 
 	for (int i = 0; i < n_nodes; i++) {
 		struct node *n = nodes[i];
@@ -388,7 +389,8 @@ int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 	/* ir_add_node appended the transforms; the order built here replaces it. */
 	if (c.n_order != g->n_nodes)
 		unreachable("select: lost a node while reordering");
-	memcpy(g->nodes, c.order, c.n_order * sizeof *g->nodes);
+	if (c.n_order)
+		memcpy(g->nodes, c.order, c.n_order * sizeof *g->nodes);
 	for (int i = 0; i < g->n_nodes; i++)
 		g->nodes[i]->index = i;
 	ir_compact(g);
