@@ -38,7 +38,14 @@
 	"  --list-transforms      print the layout transforms (DT graph edges) and exit\n" \
 	"  --report               print per-layer choices and the memory plan\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
+	"  --max-weights MiB      refuse models whose weights pass this (default 1024)\n" \
+	"  --max-arena MiB        refuse activations (one tensor, or the arena with\n"   \
+	"                         workspaces) that pass this (default 1024)\n"           \
 	"  --help, --version\n"
+
+/* --max-weights and --max-arena at most 1 TiB: sizes stay far from
+ * overflowing any product of them. */
+#define DNNCC_MAX_MIB (1 << 20)
 
 struct pass_entry {
 	const char *name;
@@ -211,21 +218,9 @@ int main(int argc, char **argv)
 {
 	struct options opt = {0};
 	opt.weights = WEIGHTS_AUTO;
-	char *name = NULL;
+	const char *name = NULL;
 	static struct shape_override shapes[64];
 	static struct force_primitive forces[256];
-
-	/* The command line goes into the generated file's header comment. */
-	size_t len = 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *cmd = xcalloc(1, len);
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(cmd, " ");
-		strcat(cmd, i ? argv[i] : "dnncc");
-	}
-	opt.command_line = cmd;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -252,7 +247,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "-o") == 0) {
 			opt.output = argv[++i];
 		} else if (strcmp(a, "--name") == 0) {
-			name = c_identifier(argv[++i]);
+			name = argv[++i];
 		} else if (strcmp(a, "--weights") == 0) {
 			i++;
 			if (strcmp(val, "auto") == 0)
@@ -325,6 +320,16 @@ int main(int argc, char **argv)
 			forces[opt.n_force].node = strndup(val, eq - val);
 			forces[opt.n_force].primitive = eq + 1;
 			opt.n_force++;
+		} else if (strcmp(a, "--max-weights") == 0 || strcmp(a, "--max-arena") == 0) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(argv[++i], &end, 10);
+			if (end == val || *end || errno || v == 0 || v > DNNCC_MAX_MIB) {
+				fprintf(stderr, "dnncc: %s %s: expected a size in MiB from 1 to %d\n", a,
+				        val, DNNCC_MAX_MIB);
+				return 2;
+			}
+			*(a[6] == 'w' ? &opt.max_weights : &opt.max_arena) = (uint64_t)v << 20;
 		} else if (strcmp(a, "--costs") == 0 || strcmp(a, "--threads") == 0) {
 			fprintf(stderr,
 			        "dnncc: option %s is not supported yet: measured cost tables and "
@@ -357,8 +362,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dnncc: -o %s: the output must be a .c file\n", opt.output);
 		return 2;
 	}
-	opt.name = name ? name : c_identifier(opt.output);
+	char *id = c_identifier(name ? name : opt.output);
+	opt.name = id;
+
+	/* The command line goes into the generated file's header comment. */
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *cmd = xcalloc(1, len);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(cmd, " ");
+		strcat(cmd, i ? argv[i] : "dnncc");
+	}
+	opt.command_line = cmd;
+
 	int rc = compile(&opt);
 	free(cmd);
+	free(id);
 	return rc;
 }
