@@ -107,3 +107,18 @@ clean-caffe-tests:
 # --blas openblas end to end (skipped without OpenBLAS).
 TESTS += tests/blas_openblas.sh
 dist_noinst_SCRIPTS += tests/blas_openblas.sh
+
+# Degenerate and oversized models, and (with --enable-sanitizers) dnncc runs
+# under LeakSanitizer: tests/robust/run.sh says which.
+TESTS += tests/robust/run.sh
+dist_noinst_SCRIPTS += tests/robust/run.sh tests/robust/models.py
+EXTRA_DIST += tests/robust/passthrough.onnx tests/robust/big_input.onnx \
+	tests/robust/huge_weight.onnx tests/robust/weights_2mib.onnx tests/robust/two_live.onnx \
+	tests/robust/input_only.prototxt
+if SANITIZERS
+AM_TESTS_ENVIRONMENT += DNNCC_SANITIZERS=yes; export DNNCC_SANITIZERS;
+endif
+clean-local: clean-robust-tests
+clean-robust-tests:
+	rm -rf tests/robust/out
+.PHONY: clean-robust-tests
