@@ -113,7 +113,7 @@ dist_noinst_SCRIPTS += tests/blas_openblas.sh
 TESTS += tests/robust/run.sh
 dist_noinst_SCRIPTS += tests/robust/run.sh tests/robust/models.py
 EXTRA_DIST += tests/robust/passthrough.onnx tests/robust/big_input.onnx \
-	tests/robust/huge_weight.onnx tests/robust/weights_2mib.onnx tests/robust/two_live.onnx \
+	tests/robust/huge_weight.onnx tests/robust/weights_1mib.onnx tests/robust/two_live.onnx \
 	tests/robust/input_only.prototxt
 if SANITIZERS
 AM_TESTS_ENVIRONMENT += DNNCC_SANITIZERS=yes; export DNNCC_SANITIZERS;

@@ -9,7 +9,7 @@ after changing it. Needs the onnx package (Debian's python3-onnx).
   huge_weight.onnx   MatMul with an initializer declared [70000,70000]
                      (19.6 GB) whose data is absent: refused for its size
                      before the missing data is noticed
-  weights_2mib.onnx  MatMul [1,1024] x [1024,512]: 2 MiB of weights
+  weights_1mib.onnx  MatMul [1,1024] x [1024,257]: just over 1 MiB of weights
   two_live.onnx      Relu and Sigmoid of a [1,1,512,512] input, then their
                      sum: two 1 MiB activations live at once (a 2 MiB arena)
 """
@@ -51,12 +51,12 @@ def main():
          os.path.join(out, "huge_weight.onnx"))
 
     x = helper.make_tensor_value_info("x", f32, [1, 1024])
-    y = helper.make_tensor_value_info("y", f32, [1, 512])
+    y = helper.make_tensor_value_info("y", f32, [1, 257])
     rng = np.random.default_rng(7)
-    w = numpy_helper.from_array(rng.standard_normal((1024, 512)).astype(np.float32), "w")
+    w = numpy_helper.from_array(rng.standard_normal((1024, 257)).astype(np.float32), "w")
     mm = helper.make_node("MatMul", ["x", "w"], ["y"], name="fc")
-    save(helper.make_graph([mm], "weights_2mib", [x], [y], initializer=[w]),
-         os.path.join(out, "weights_2mib.onnx"))
+    save(helper.make_graph([mm], "weights_1mib", [x], [y], initializer=[w]),
+         os.path.join(out, "weights_1mib.onnx"))
 
     x = helper.make_tensor_value_info("x", f32, [1, 1, 512, 512])
     y = helper.make_tensor_value_info("y", f32, [1, 1, 512, 512])

@@ -215,10 +215,10 @@ over the activation limit of 1073741824 bytes" "$m/big_input.onnx"
 the weights limit of 1073741824 bytes" "$m/huge_weight.onnx"
 		;;
 	limit_onnx_weights)
-		refused "$1" "initializer 'w' \(float32 \[1024,512\]\) has 2097152 bytes, over the \
-weights limit of 1048576 bytes" "$m/weights_2mib.onnx" --max-weights 1
+		refused "$1" "initializer 'w' \(float32 \[1024,257\]\) has 1052672 bytes, over the \
+weights limit of 1048576 bytes" "$m/weights_1mib.onnx" --max-weights 1
 		;;
-	limit_onnx_weights_override) accepted "$1" "$m/weights_2mib.onnx" --max-weights 2 ;;
+	limit_onnx_weights_override) accepted "$1" "$m/weights_1mib.onnx" --max-weights 2 ;;
 	limit_onnx_arena)
 		refused "$1" "the activation arena needs 2097152 bytes \(activations and workspaces \
 live at the same time\), over the limit of 1048576 bytes" "$m/two_live.onnx" --max-arena 1
