@@ -14,3 +14,9 @@ bench: bench-gemm
 # which halve OpenBLAS's speed; the comparison runs without them.
 bench-gemm: bench/gemm$(EXEEXT)
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 ./bench/gemm$(EXEEXT) $(BENCH_GEMM_FLAGS)
+
+# The measurements README.md and bench/README.md quote, for the tarball.
+EXTRA_DIST += bench/results/README.md bench/results/primitives.tsv \
+	bench/results/primitives.txt bench/results/families_googlenet.tsv \
+	bench/results/families_resnet50.tsv bench/results/layers_googlenet.tsv \
+	bench/results/layers_resnet50.tsv
