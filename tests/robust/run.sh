@@ -140,6 +140,7 @@ leaks() {
 	: >"$log"
 	echo "not a model" >"$dir/bad.onnx"
 	echo "layer { name: 'x' type: " >"$dir/bad.prototxt"
+	echo "not a caffemodel" >"$dir/bad.caffemodel"
 	ok=1
 	# MODEL EXPECTED-STATUS [options]
 	for run in "$top_srcdir/samples/fashion_mnist/fashion_cnn.onnx 0 --report" \
@@ -148,6 +149,9 @@ leaks() {
 		"$top_srcdir/samples/caffe/googlenet.prototxt 0 --random-weights 1" \
 		"$dir/bad.onnx 1" "$dir/bad.prototxt 1 --random-weights 1" "$dir/missing.onnx 1" \
 		"$top_srcdir/samples/caffe/alexnet.prototxt 1" \
+		"$top_srcdir/samples/caffe/alexnet.prototxt 1 --weights $dir/bad.caffemodel" \
+		"$top_srcdir/samples/fashion_mnist/fashion_cnn.onnx 0 --strategy family:fft --dump-ir" \
+		"$top_srcdir/samples/fashion_mnist/fashion_cnn.onnx 1 --force-primitive nope=sum2d" \
 		"$top_srcdir/samples/caffe/alexnet.prototxt 1 --random-weights 1 --max-weights 100" \
 		"$top_srcdir/samples/fashion_mnist/fashion_cnn.onnx 2 --bogus" \
 		"$top_srcdir/samples/fashion_mnist/fashion_cnn.onnx 0 --help"; do
