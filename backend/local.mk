@@ -11,3 +11,6 @@ RT_EMBEDDED = runtime/rt_types.h runtime/sgemm.h runtime/sgemm.c runtime/sgemm_c
 backend/runtime_text.c: tools/embed$(EXEEXT) $(addprefix $(srcdir)/,$(RT_EMBEDDED))
 	$(AM_V_GEN)$(MKDIR_P) backend && \
 	tools/embed$(EXEEXT) $@ rt_sources $(srcdir) $(RT_EMBEDDED)
+# Embedded only, never compiled here (it needs cblas.h), so no _SOURCES list
+# names it: the tarball needs it all the same.
+EXTRA_DIST += runtime/sgemm_cblas.c

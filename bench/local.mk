@@ -24,3 +24,8 @@ CLEANFILES += bench/pbqp$(EXEEXT)
 bench: bench-pbqp
 bench-pbqp: bench/pbqp$(EXEEXT)
 	./bench/pbqp$(EXEEXT) $(BENCH_PBQP_FLAGS)
+# The measurements README.md and bench/README.md quote, for the tarball.
+EXTRA_DIST += bench/results/README.md bench/results/primitives.tsv \
+	bench/results/primitives.txt bench/results/families_googlenet.tsv \
+	bench/results/families_resnet50.tsv bench/results/layers_googlenet.tsv \
+	bench/results/layers_resnet50.tsv

@@ -48,6 +48,9 @@
 	"  --verify-ilp           check the PBQP optimum against GLPK's ILP optimum\n"   \
 	"  --dump-pbqp FILE       write the selection's PBQP instance to FILE\n"        \
 	"  --dump-ir              print the IR after each pass\n"                       \
+	"  --max-weights MiB      refuse models whose weights pass this (default 1024)\n" \
+	"  --max-arena MiB        refuse activations (one tensor, or the arena with\n"   \
+	"                         workspaces) that pass this (default 1024)\n"           \
 	"  --train ...            emit training code (dnncc --train --help)\n"          \
 	"dnncc profile takes the options that read the model, --target and --blas, and:\n" \
 	"  -o FILE                the cost table to write (TSV, see README)\n"        \
@@ -56,6 +59,10 @@
 	"  --runs N               at most N timed runs per measurement, default 15 (also\n" \
 	"                         --profile)\n"                                         \
 	"  --help, --version\n"
+
+/* --max-weights and --max-arena at most 1 TiB: sizes stay far from
+ * overflowing any product of them. */
+#define DNNCC_MAX_MIB (1 << 20)
 
 struct pass_entry {
 	const char *name;
@@ -235,7 +242,7 @@ int main(int argc, char **argv)
 {
 	struct options opt = {0};
 	opt.weights = WEIGHTS_AUTO;
-	char *name = NULL;
+	const char *name = NULL;
 	static struct shape_override shapes[64];
 	static struct force_primitive forces[256];
 	for (int i = 1; i < argc; i++)
@@ -245,18 +252,6 @@ int main(int argc, char **argv)
 	struct profile_options prof = {0};
 	int profiling = argc > 1 && strcmp(argv[1], "profile") == 0, profile_first = 0;
 	const char *costs_path = NULL;
-
-	/* The command line goes into the generated file's header comment. */
-	size_t len = 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *cmd = xcalloc(1, len);
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(cmd, " ");
-		strcat(cmd, i ? argv[i] : "dnncc");
-	}
-	opt.command_line = cmd;
 
 	for (int i = 1 + profiling; i < argc; i++) {
 		const char *a = argv[i];
@@ -291,7 +286,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "-o") == 0) {
 			opt.output = argv[++i];
 		} else if (strcmp(a, "--name") == 0) {
-			name = c_identifier(argv[++i]);
+			name = argv[++i];
 		} else if (strcmp(a, "--weights") == 0) {
 			i++;
 			if (strcmp(val, "auto") == 0)
@@ -366,7 +361,17 @@ int main(int argc, char **argv)
 			forces[opt.n_force].node = strndup(val, eq - val);
 			forces[opt.n_force].primitive = eq + 1;
 			opt.n_force++;
-		} else if (strcmp(a, "--costs") == 0) {
+		} else if (strcmp(a, "--max-weights") == 0 || strcmp(a, "--max-arena") == 0) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(argv[++i], &end, 10);
+			if (end == val || *end || errno || v == 0 || v > DNNCC_MAX_MIB) {
+				fprintf(stderr, "dnncc: %s %s: expected a size in MiB from 1 to %d\n", a,
+				        val, DNNCC_MAX_MIB);
+				return 2;
+			}
+			*(a[6] == 'w' ? &opt.max_weights : &opt.max_arena) = (uint64_t)v << 20;
+				} else if (strcmp(a, "--costs") == 0) {
 			costs_path = argv[++i];
 		} else if (strcmp(a, "--emit-harness") == 0) {
 			prof.emit_harness = argv[++i];
@@ -446,19 +451,37 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dnncc: -o %s: the output must be a .c file\n", opt.output);
 		return 2;
 	}
-	opt.name = name ? name : c_identifier(opt.output);
+	char *id = c_identifier(name ? name : opt.output);
+	opt.name = id;
+
+	/* The command line goes into the generated file's header comment. */
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *cmd = xcalloc(1, len);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(cmd, " ");
+		strcat(cmd, i ? argv[i] : "dnncc");
+	}
+	opt.command_line = cmd;
+
 	struct cost_table *costs = NULL;
 	if (costs_path || profile_first) {
 		struct diag d;
 		diag_init(&d, opt.model, stderr);
 		costs = costs_path ? cost_table_read(costs_path, &d) : profile_costs(&opt, &prof, &d);
-		if (!costs)
+		if (!costs) {
+			free(cmd);
+			free(id);
 			return 1;
+		}
 		profile_check_target(costs, costs_path ? costs_path : "the profile", &opt, &d);
 		opt.costs = costs;
 	}
 	int rc = compile(&opt);
 	cost_table_free(costs);
 	free(cmd);
+	free(id);
 	return rc;
 }

@@ -124,6 +124,7 @@ struct caffe {
 	struct weight_source *sources;  /* [n_sources], from model; xmalloc */
 	int n_sources;
 	int random;                     /* draw random weights */
+	uint64_t weight_bytes;          /* parameter bytes so far, against --max-weights */
 };
 
 /* ---- messages --------------------------------------------------------------- */
@@ -703,12 +704,75 @@ static int blob_matches(const Caffe__BlobProto *b, const struct param_spec *s, c
 	return 1;
 }
 
+/* The bytes of `rank` float dims, or UINT64_MAX when the product would pass
+ * 2^62 (so no product below can overflow). */
+static uint64_t float_bytes(int rank, const int64_t *dims)
+{
+	uint64_t n = sizeof(float);
+	for (int k = 0; k < rank; k++) {
+		if (dims[k] < 0)
+			return UINT64_MAX;
+		if (dims[k] && n > ((uint64_t)1 << 62) / (uint64_t)dims[k])
+			return UINT64_MAX;
+		n *= (uint64_t)dims[k];
+	}
+	return n;
+}
+
 static int64_t spec_numel(const struct param_spec *s)
 {
 	int64_t n = 1;
 	for (int k = 0; k < s->rank; k++)
 		n *= s->dims[k];
 	return n;
+}
+
+/* Refuses a blob over --max-arena (one activation), so no later layer works
+ * from (or multiplies up) its shape: its tensor is dropped after reporting. */
+static void check_value_size(struct caffe *cf, struct value *v)
+{
+	char shape[256];
+	uint64_t limit = pass_max_arena(cf->opt);
+	if (!v->t)
+		return;
+	uint64_t bytes = float_bytes(v->rank, v->dims);
+	if (bytes <= limit)
+		return;
+	char size[32] = "more than 2^62";
+	if (bytes != UINT64_MAX)
+		snprintf(size, sizeof size, "%" PRIu64, bytes);
+	error_at(cf, NULL, "blob '%s' would have shape %s: %s bytes, over the activation limit of %"
+	         PRIu64 " bytes (--max-arena MiB raises it)", v->blob,
+	         shape_str(shape, sizeof shape, v->rank, v->dims), size, limit);
+	v->t = NULL;
+}
+
+/* Refuses parameter blobs over --max-weights, each and all together, before
+ * anything is allocated for them. Returns 0, or -1 after reporting. */
+static int check_weight_sizes(struct caffe *cf, int n, const struct param_spec *specs)
+{
+	char shape[256];
+	uint64_t limit = pass_max_weights(cf->opt);
+	for (int i = 0; i < n; i++) {
+		uint64_t bytes = float_bytes(specs[i].rank, specs[i].dims);
+		shape_str(shape, sizeof shape, specs[i].rank, specs[i].dims);
+		if (bytes > limit) {
+			char size[32] = "more than 2^62";
+			if (bytes != UINT64_MAX)
+				snprintf(size, sizeof size, "%" PRIu64, bytes);
+			error_at(cf, NULL, "the %s blob %s needs %s bytes, over the weights limit of %" PRIu64
+			         " bytes (--max-weights MiB raises it)", specs[i].what, shape, size, limit);
+			return -1;
+		}
+		if (bytes > limit - cf->weight_bytes) {
+			error_at(cf, NULL, "the %s blob %s (%" PRIu64 " bytes) takes the weights to %" PRIu64
+			         " bytes, over the limit of %" PRIu64 " bytes (--max-weights MiB raises it)",
+			         specs[i].what, shape, bytes, cf->weight_bytes + bytes, limit);
+			return -1;
+		}
+		cf->weight_bytes += bytes;
+	}
+	return 0;
 }
 
 /* Fills data[i] (arena) for each of the layer's n parameter blobs, from the
@@ -718,6 +782,8 @@ static int layer_params(struct caffe *cf, struct layer *l, int n, const struct p
                         float **data)
 {
 	char want[256], found[256];
+	if (check_weight_sizes(cf, n, specs))
+		return -1;
 	if (!cf->model) {
 		for (int i = 0; i < n; i++) {
 			int64_t count = spec_numel(&specs[i]);
@@ -2114,6 +2180,8 @@ struct graph *caffe_read_mem(const char *path, const char *text, size_t len,
 	accept_fields(cf.net, net_ignored);
 
 	net_inputs(&cf);
+	for (int i = 0; i < cf.n_values; i++)
+		check_value_size(&cf, &cf.values[i]);
 	read_layers(&cf);
 	resolve(&cf);
 
@@ -2123,9 +2191,11 @@ struct graph *caffe_read_mem(const char *path, const char *text, size_t len,
 		int ready = !l->failed;
 		for (int i = 0; i < l->n_bottoms && ready; i++)
 			ready = in(&cf, l, i)->t != NULL;
-		if (ready)
+		if (ready) {
 			find_kind(l->type)->build(&cf, l);
-		else
+			for (int i = 0; i < l->n_tops; i++)
+				check_value_size(&cf, out(&cf, l, i));
+		} else
 			mark_all_used(l->msg); /* no warnings about the fields of a broken layer */
 		if (l->failed)
 			mark_all_used(l->msg);

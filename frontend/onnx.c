@@ -104,6 +104,7 @@ struct reader {
 	struct name_map values;   /* every value name: initializers, inputs, node outputs */
 	struct name_map nodes;    /* node names given out so far */
 	int big_endian;           /* host byte order (raw_data is little-endian) */
+	uint64_t weight_bytes;    /* tensor data read so far, against --max-weights */
 };
 
 static void *pb_alloc(void *data, size_t size)
@@ -395,6 +396,20 @@ static int read_tensor(struct reader *r, const struct node *node, const char *wh
 		goto out;
 	}
 	size_t nbytes = ty->packed4 ? (size_t)(numel + 1) / 2 : (size_t)numel * ty->size;
+	/* Before the data is looked at, let alone copied. */
+	uint64_t limit = pass_max_weights(r->opt);
+	if (nbytes > limit) {
+		diag_error(r->d, node, "%s (%s %s) has %zu bytes, over the weights limit of %" PRIu64
+		           " bytes (--max-weights MiB raises it)", what, ty->name, shape, nbytes, limit);
+		goto out;
+	}
+	if (nbytes > limit - r->weight_bytes) {
+		diag_error(r->d, node, "%s (%s %s, %zu bytes) takes the weights to %" PRIu64 " bytes, "
+		           "over the limit of %" PRIu64 " bytes (--max-weights MiB raises it)", what,
+		           ty->name, shape, nbytes, r->weight_bytes + nbytes, limit);
+		goto out;
+	}
+	r->weight_bytes += nbytes;
 
 	if (tp->has_raw_data) {
 		if (tp->raw_data.len != nbytes) {
@@ -630,8 +645,11 @@ static void read_initializers(struct reader *r, Onnx__GraphProto *gp)
 		struct tensor_value v;
 		int rc = read_tensor(r, NULL, what, tp, &v);
 		free(what);
-		if (rc)
+		if (rc) {
+			/* reported: the nodes reading it are not reported again */
+			map_add(&r->values, arena_strdup(&r->g->arena, name))->t = NULL;
 			continue;
+		}
 		struct tensor *t = ir_new_constant(r->g, name, v.dtype, v.rank, v.dims, v.data);
 		struct name_entry *e = map_add(&r->values, t->name);
 		e->t = t;

@@ -22,6 +22,7 @@
  * error naming the node was reported, and every problem in the graph is
  * reported in the same run. Attributes stay as the model wrote them:
  * canonicalize makes them explicit. */
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ struct ctx {
 	struct graph *g;
 	struct diag *d;
 	int64_t opset; /* default-domain opset the attribute rules follow */
+	uint64_t max_bytes; /* --max-arena: the largest tensor a node may compute */
 };
 
 /* ---- messages ---------------------------------------------------------------- */
@@ -191,6 +193,15 @@ static int set_out(struct ctx *c, struct node *n, int k, enum dtype dt, int rank
 			return -1;
 		}
 		total *= dims[i];
+	}
+	/* total <= 2^31, so the product cannot overflow. */
+	uint64_t bytes = (uint64_t)total * ir_dtype_size(dt);
+	if (bytes > c->max_bytes) {
+		diag_error(c->d, n,
+		           "output '%s' would have shape %s: %" PRIu64 " bytes, over the activation "
+		           "limit of %" PRIu64 " bytes (--max-arena MiB raises it)",
+		           t->name, DIMS(rank, dims), bytes, c->max_bytes);
+		return -1;
 	}
 	t->dtype = dt;
 	ir_set_shape(t, rank, dims);
@@ -2072,12 +2083,20 @@ static int check_graph_input(struct ctx *c, const struct tensor *t)
 		}
 		total *= t->dims[i];
 	}
+	uint64_t bytes = (uint64_t)total * ir_dtype_size(t->dtype);
+	if (bytes > c->max_bytes) {
+		diag_error(c->d, NULL,
+		           "graph input '%s' has shape %s: %" PRIu64 " bytes, over the activation "
+		           "limit of %" PRIu64 " bytes (--max-arena MiB raises it)",
+		           t->name, SHAPE(t), bytes, c->max_bytes);
+		return -1;
+	}
 	return 0;
 }
 
 int pass_infer_shapes(struct graph *g, const struct options *opt, struct diag *d)
 {
-	struct ctx c = {g, d, g->opset > 0 ? g->opset : OPSET_DEFAULT};
+	struct ctx c = {g, d, g->opset > 0 ? g->opset : OPSET_DEFAULT, pass_max_arena(opt)};
 	int before = d->errors;
 	for (int i = 0; i < g->n_inputs; i++)
 		if (check_graph_input(&c, g->inputs[i]))

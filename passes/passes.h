@@ -52,7 +52,27 @@ struct options {
 	int verify_ilp;                /* --verify-ilp: cross-check the PBQP optimum with GLPK */
 	const char *dump_pbqp;         /* --dump-pbqp FILE: write the PBQP instance (pbqp_write) */
 	const struct train_options *train; /* --train (passes/train.h); NULL: inference */
+	uint64_t max_weights;          /* --max-weights: bytes of constant data, each tensor
+	                                  and in all; 0: PASS_MAX_WEIGHTS_DEFAULT */
+	uint64_t max_arena;            /* --max-arena: bytes of one activation tensor and of
+	                                  the arena (activations and workspaces); 0: default */
 };
+
+/* Size limits, checked before anything of that size is allocated: a model
+ * (or a typo such as `pad: 100000`) that asks for more is refused with a
+ * message naming the layer, the size and the limit. */
+#define PASS_MAX_WEIGHTS_DEFAULT ((uint64_t)1 << 30) /* 1 GiB */
+#define PASS_MAX_ARENA_DEFAULT ((uint64_t)1 << 30)   /* 1 GiB */
+
+static inline uint64_t pass_max_weights(const struct options *opt)
+{
+	return opt && opt->max_weights ? opt->max_weights : PASS_MAX_WEIGHTS_DEFAULT;
+}
+
+static inline uint64_t pass_max_arena(const struct options *opt)
+{
+	return opt && opt->max_arena ? opt->max_arena : PASS_MAX_ARENA_DEFAULT;
+}
 
 /* ---- infer_shapes.c ---------------------------------------------------------
  * Needs: a graph from a frontend (which has applied --shape). Infers every

@@ -18,6 +18,7 @@
  * Guarantees: tensor->alias and tensor->offset set, graph->arena_size a
  * multiple of 64 covering every placement, and no node's output sharing
  * bytes with one of its inputs (lifetimes overlap at that node). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,8 +80,33 @@ static int bytes_overlap(const struct slot *a, const struct slot *b)
 
 int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 {
-	(void)opt;
-	(void)d;
+	/* The limits (--max-arena, --max-weights) before anything is placed: the
+	 * frontends and infer_shapes bounded each tensor, this bounds what
+	 * selection added (workspaces, transformed weights) and the sums. */
+	uint64_t max_arena = pass_max_arena(opt), max_weights = pass_max_weights(opt);
+	uint64_t weights = 0;
+	int errors = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		const struct node *n = g->nodes[i];
+		if (!n->dead && n->ws_bytes > max_arena) {
+			diag_error(d, n, "the workspace of %s needs %zu bytes, over the arena limit of %"
+			           PRIu64 " bytes (--max-arena MiB raises it)",
+			           n->primitive ? n->primitive : "its kernel", n->ws_bytes, max_arena);
+			errors++;
+		}
+	}
+	for (int i = 0; i < g->n_tensors; i++)
+		if (g->tensors[i]->data)
+			weights += ir_nbytes(g->tensors[i]);
+	if (weights > max_weights) {
+		diag_error(d, NULL, "the weights take %" PRIu64 " bytes as the selected primitives "
+		           "store them, over the limit of %" PRIu64 " bytes (--max-weights MiB raises it)",
+		           weights, max_weights);
+		errors++;
+	}
+	if (errors)
+		return errors;
+
 	int nt = g->n_tensors;
 	unsigned char *outside = xcalloc(nt ? nt : 1, 1); /* input, output or constant */
 	/* by tensor index, then one workspace slot per node */
@@ -187,6 +213,12 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 			arena_size = offset + s->size;
 	}
 	g->arena_size = arena_size;
+	if (arena_size > max_arena) {
+		diag_error(d, NULL, "the activation arena needs %zu bytes (activations and workspaces "
+		           "live at the same time), over the limit of %" PRIu64 " bytes (--max-arena "
+		           "MiB raises it)", arena_size, max_arena);
+		errors++;
+	}
 
 	/* A node reads its inputs while it writes its outputs. */
 	for (int i = 0; i < g->n_nodes; i++) {
@@ -211,5 +243,5 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 	free(order);
 	free(slots);
 	free(outside);
-	return 0;
+	return errors;
 }

@@ -559,7 +559,8 @@ static double walk(struct selection *s, int choose, int apply)
 		for (int i = 0; i < g->n_nodes; i++)
 			if (g->nodes[i]->dead)
 				push(&w, g->nodes[i]);
-		memcpy(g->nodes, w.order, g->n_nodes * sizeof *g->nodes);
+		if (g->n_nodes) /* a graph whose outputs are its inputs has no node (nodes NULL) */
+			memcpy(g->nodes, w.order, g->n_nodes * sizeof *g->nodes);
 		for (int i = 0; i < g->n_nodes; i++)
 			g->nodes[i]->index = i;
 		ir_compact(g);

@@ -158,3 +158,20 @@ clean-random-tests:
 	-rm -rf tests/random/work tests/random/work-issue7 tests/random/work-random \
 		tests/random/failures
 .PHONY: check-random clean-random-tests
+# Degenerate and oversized models, and (with --enable-sanitizers) dnncc runs
+# under LeakSanitizer: tests/robust/run.sh says which.
+TESTS += tests/robust/run.sh
+dist_noinst_SCRIPTS += tests/robust/run.sh tests/robust/models.py
+EXTRA_DIST += tests/robust/passthrough.onnx tests/robust/big_input.onnx \
+	tests/robust/huge_weight.onnx tests/robust/weights_1mib.onnx tests/robust/two_live.onnx \
+	tests/robust/input_only.prototxt
+dist_noinst_SCRIPTS += tests/sanitized.sh
+if SANITIZERS
+AM_TESTS_ENVIRONMENT += DNNCC_SANITIZERS=yes; export DNNCC_SANITIZERS;
+# Every test runs through tests/sanitized.sh, which fails it on any report.
+LOG_COMPILER = $(SHELL) $(srcdir)/tests/sanitized.sh
+endif
+clean-local: clean-robust-tests
+clean-robust-tests:
+	rm -rf tests/robust/out
+.PHONY: clean-robust-tests

@@ -1929,3 +1929,64 @@ Test(canonicalize, layer_norm_mean_output_computed_by_reduce_mean)
 	cr_assert_eq(count_op(g, OP_RECIPROCAL), 0); /* InvStdDev is not read */
 	ir_graph_free(g);
 }
+
+/* --max-arena and --max-weights as plan_memory sees them, after selection:
+ * a workspace over the arena limit names its node and primitive; weights
+ * over the limit are counted as selection stored them; both pass when the
+ * limit is raised. */
+static int plan_limited(struct graph *g, uint64_t max_arena, uint64_t max_weights, char **msgs)
+{
+	struct options opt = {0};
+	opt.max_arena = max_arena;
+	opt.max_weights = max_weights;
+	struct capture c;
+	capture_open(&c);
+	int rc = pass_plan_memory(g, &opt, &c.d);
+	*msgs = strdup(capture_text(&c));
+	capture_close(&c);
+	return rc;
+}
+
+static struct graph *relu_with_workspace(size_t ws_bytes)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(256)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(256)));
+	struct node *n = node(g, OP_RELU, "r", INS(x), y);
+	n->primitive = "some_primitive";
+	n->ws_bytes = ws_bytes;
+	return g;
+}
+
+Test(plan_memory, workspace_over_the_arena_limit)
+{
+	struct graph *g = relu_with_workspace((3u << 20) / 2);
+	char *msgs;
+	cr_assert_eq(plan_limited(g, 1u << 20, 0, &msgs), 1);
+	cr_assert(strstr(msgs, "m.onnx: node 'r' (Relu): the workspace of some_primitive needs "
+	                       "1572864 bytes, over the arena limit of 1048576 bytes"),
+	          "%s", msgs);
+	free(msgs);
+	cr_assert_eq(plan_limited(g, 2u << 20, 0, &msgs), 0, "%s", msgs);
+	cr_assert_eq(g->arena_size, (3u << 20) / 2);
+	free(msgs);
+	ir_graph_free(g);
+}
+
+Test(plan_memory, weights_over_the_limit)
+{
+	static float w[300000];
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(300000)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(300000)));
+	node(g, OP_ADD, "add", INS(x, cst(g, "w", w, SHAPE(300000))), y);
+	char *msgs;
+	cr_assert_eq(plan_limited(g, 0, 1u << 20, &msgs), 1);
+	cr_assert(strstr(msgs, "m.onnx: the weights take 1200000 bytes as the selected primitives "
+	                       "store them, over the limit of 1048576 bytes"),
+	          "%s", msgs);
+	free(msgs);
+	cr_assert_eq(plan_limited(g, 0, 2u << 20, &msgs), 0, "%s", msgs);
+	free(msgs);
+	ir_graph_free(g);
+}

@@ -1028,7 +1028,7 @@ Test(shapes, absurd_constant_of_shape)
 {
 	struct tensor *y = act("y"), *y2 = act("y2");
 	node1(OP_CONSTANT_OF_SHAPE, "huge", const_i("s", 2, INT64_MAX, INT64_MAX), y);
-	node1(OP_CONSTANT_OF_SHAPE, "big", const_i("s2", 2, I64(1) << 20, I64(1) << 10), y2);
+	node1(OP_CONSTANT_OF_SHAPE, "big", const_i("s2", 2, I64(1) << 20, I64(1) << 7), y2);
 	mark_output(y);
 	mark_output(y2);
 	int rc = run();
@@ -1036,9 +1036,37 @@ Test(shapes, absurd_constant_of_shape)
 	cr_assert(strstr(msgs, "node 'huge' (ConstantOfShape): output 'y' would have shape "
 	                       "[9223372036854775807, 9223372036854775807], more than 2^31"),
 	          "%s", msgs);
-	cr_assert(strstr(msgs, "node 'big' (ConstantOfShape): output [1048576, 1024] is too "
+	cr_assert(strstr(msgs, "node 'big' (ConstantOfShape): output [1048576, 128] is too "
 	                       "large to materialise"),
 	          "%s", msgs);
+}
+
+/* --max-arena: a node output over the limit is refused, naming node, shape,
+ * size and limit; the same output fits once the limit is raised. */
+static void concat_of_two_mib(void)
+{
+	struct tensor *x = input("x", 2, I64(1024), I64(1024));
+	struct tensor *y = act("y"), *z = act("z");
+	node1(OP_RELU, "relu", x, y);
+	attr_int(node(OP_CONCAT, "cat", 2, y, y, 1, z), "axis", 1);
+	mark_output(z);
+}
+
+Test(shapes, activation_limit)
+{
+	concat_of_two_mib();
+	opt.max_arena = (uint64_t)6 << 20;
+	cr_assert_eq(run(), 1, "%s", msgs);
+	cr_assert(strstr(msgs, "node 'cat' (Concat): output 'z' would have shape [1024, 2048]: "
+	                       "8388608 bytes, over the activation limit of 6291456 bytes"),
+	          "%s", msgs);
+}
+
+Test(shapes, activation_limit_raised)
+{
+	concat_of_two_mib();
+	opt.max_arena = (uint64_t)8 << 20;
+	cr_assert_eq(run(), 0, "%s", msgs);
 }
 
 Test(shapes, absurd_attributes)
