@@ -107,3 +107,12 @@ clean-caffe-tests:
 # --blas openblas end to end (skipped without OpenBLAS).
 TESTS += tests/blas_openblas.sh
 dist_noinst_SCRIPTS += tests/blas_openblas.sh
+
+# Generated code for every --target this CPU runs (c99, x86-64-v3/v4, armv8 and
+# host), built with gcc and clang under strict C99 and checked against PyTorch.
+dist_noinst_SCRIPTS += tests/targets.sh
+TESTS += tests/targets.sh
+clean-local: clean-targets
+clean-targets:
+	-rm -rf tests/targets-out
+.PHONY: clean-targets
