@@ -14,3 +14,11 @@ bench: bench-gemm
 # which halve OpenBLAS's speed; the comparison runs without them.
 bench-gemm: bench/gemm$(EXEEXT)
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 ./bench/gemm$(EXEEXT) $(BENCH_GEMM_FLAGS)
+
+# bench/calibrate: measures the built-in cost model's rates on this machine and
+# prints the values for passes/cost_model.c and the RT_COST of every row
+# (bench/README.md). Needs only dnncc's own libraries.
+EXTRA_PROGRAMS += bench/calibrate
+bench_calibrate_SOURCES = bench/calibrate.c
+bench_calibrate_LDADD = $(DNNCC_LIBS)
+CLEANFILES += bench/calibrate$(EXEEXT)

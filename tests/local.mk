@@ -116,3 +116,11 @@ clean-local: clean-targets
 clean-targets:
 	-rm -rf tests/targets-out
 .PHONY: clean-targets
+
+# The built-in cost model over the rows' RT_COST descriptions.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_cost_model
+tests_test_cost_model_SOURCES = tests/test_cost_model.c
+tests_test_cost_model_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_cost_model_LDADD = $(TEST_LDADD)
+endif
