@@ -14,7 +14,9 @@
  *     GEMM's rate: a scalar loop runs at the same speed whatever SIMD the
  *     CPU has;
  *   - eff: the row's fraction of that rate, per ISA class (cost.eff_*),
- *     measured by bench/calibrate;
+ *     fitted by bench/calibrate to measured times (above 1 where the flop
+ *     count below overstates what the row really computes, e.g. Winograd's
+ *     small tiles);
  *   - flops: by cost.work, the direct convolution's, kn2's GEMMs over the
  *     whole input grid, Winograd's element-wise products per tile, FFT's
  *     complex products; shape: where the work is a GEMM (cost.gemm), skinny
@@ -39,16 +41,18 @@
 
 /* Single-core SGEMM rate of each ISA's micro-kernel, GFLOP/s: bench/calibrate
  * on a Xeon (AVX-512) core, where it also runs the C and AVX2 kernels; NEON
- * is not measured here (a Cortex-A76-class core's 4-wide FMA rate). */
+ * is not measured here (a Cortex-A76-class core's 4-wide FMA rate). Figures
+ * from one run; copy a new run's "peak" lines here. */
 const double cost_gemm_gflops[RT_SGEMM_ISA_COUNT] = {
-	[RT_SGEMM_ISA_C] = 7.0,
-	[RT_SGEMM_ISA_AVX2] = 55.0,
-	[RT_SGEMM_ISA_AVX512] = 95.0,
+	[RT_SGEMM_ISA_C] = 9.6,
+	[RT_SGEMM_ISA_AVX2] = 105.9,
+	[RT_SGEMM_ISA_AVX512] = 184.9,
 	[RT_SGEMM_ISA_NEON] = 20.0,
 };
 
-/* Bytes per second a single core streams through a transform. */
-const double cost_bandwidth = 8e9;
+/* Bytes per second a single core moves through a transform or a primitive's
+ * traffic (read + written; bench/calibrate: a 4 MiB copy, in L2/L3). */
+const double cost_bandwidth = 28.2e9;
 
 /* Fraction of the GEMM rate a GEMM with these dimensions reaches: skinny
  * products (small M or N) and short K run below peak. */
