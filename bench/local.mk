@@ -29,3 +29,10 @@ EXTRA_DIST += bench/results/README.md bench/results/primitives.tsv \
 	bench/results/primitives.txt bench/results/families_googlenet.tsv \
 	bench/results/families_resnet50.tsv bench/results/layers_googlenet.tsv \
 	bench/results/layers_resnet50.tsv
+# bench/calibrate: measures the built-in cost model's rates on this machine and
+# prints the values for passes/cost_model.c and the RT_COST of every row
+# (bench/README.md). Needs only dnncc's own libraries.
+EXTRA_PROGRAMS += bench/calibrate
+bench_calibrate_SOURCES = bench/calibrate.c
+bench_calibrate_LDADD = $(DNNCC_LIBS)
+CLEANFILES += bench/calibrate$(EXEEXT)

@@ -2,43 +2,61 @@
  * primitive on a layer and of a layout transform on a tensor, used when no
  * measured cost table is given (DESIGN.md §2 "Cost table").
  *
- * Each estimate is work over a sustained rate plus memory traffic over a
- * bandwidth, with rates per family set from bench/primitives runs on an
- * AVX-512 Xeon core (GEMM-based rows at about 60-70% of the sgemm rate, the
- * blocked direct rows near it, loop-order variants far below). The rates only
- * have to rank primitives sensibly on a typical CPU; `dnncc profile` (a later
- * issue) replaces them with measurements of the machine itself. Where the
- * target's GEMM kernel is portable C, every vectorised rate drops to what
- * plain C reaches. */
+ * One formula for every row, over the cost description the row carries in
+ * its fam_*.def line (struct rt_prim_cost, primitives.h); nothing here knows
+ * a row by name, so adding a row never touches this file:
+ *
+ *   t = flops / (eff x rate x shape) + xform_flops / (xform_eff x rate)
+ *       + bytes / BANDWIDTH
+ *
+ *   - rate: the GEMM rate of the target's ISA (cost_gemm_gflops) when the
+ *     row's inner loop is vectorised for it (cost.simd), else the portable C
+ *     GEMM's rate: a scalar loop runs at the same speed whatever SIMD the
+ *     CPU has;
+ *   - eff: the row's fraction of that rate, per ISA class (cost.eff_*),
+ *     fitted by bench/calibrate to measured times (above 1 where the flop
+ *     count below overstates what the row really computes, e.g. Winograd's
+ *     small tiles);
+ *   - flops: by cost.work, the direct convolution's, kn2's GEMMs over the
+ *     whole input grid, Winograd's element-wise products per tile, FFT's
+ *     complex products; shape: where the work is a GEMM (cost.gemm), skinny
+ *     or short products run below peak;
+ *   - xform_flops: Winograd's and FFT's transforms; bytes: the input and the
+ *     output once, plus the im2col patch (cost.patch bytes per element) and
+ *     kn2's per-tap partial outputs (cost.accum).
+ *
+ * Policy, on top of the estimate: on a target with SIMD a row whose loop is
+ * scalar there is never ranked ahead of a vectorised row that applies to the
+ * same layer (its estimate is raised to just above the slowest of those).
+ * Scalar rows are the fallback of portable targets; on an AVX2-only Zen 1 the
+ * old name-keyed rates picked the scalar conv_direct_ijmuvc_hwc for 60% of
+ * MobileNetV2's time. tests/test_passes.c checks this over many shapes. */
 #include <math.h>
-#include <string.h>
 
 #include "passes/passes.h"
 #include "runtime/primitives.h"
 #include "runtime/sgemm.h"
 
 #define GFLOP 1e9
-#define BANDWIDTH 8e9 /* bytes/s a single core streams through a transform */
 
-static double direct_flops(const struct rt_conv2d *p)
-{
-	return 2.0 * p->N * p->M * (double)(p->C / p->group) * p->kH * p->kW * p->oH * p->oW;
-}
+/* Single-core SGEMM rate of each ISA's micro-kernel, GFLOP/s: bench/calibrate
+ * on a Xeon (AVX-512) core, where it also runs the C and AVX2 kernels; NEON
+ * is not measured here (a Cortex-A76-class core's 4-wide FMA rate). Figures
+ * from one run; copy a new run's "peak" lines here. */
+const double cost_gemm_gflops[RT_SGEMM_ISA_COUNT] = {
+	[RT_SGEMM_ISA_C] = 9.6,
+	[RT_SGEMM_ISA_AVX2] = 105.9,
+	[RT_SGEMM_ISA_AVX512] = 184.9,
+	[RT_SGEMM_ISA_NEON] = 20.0,
+};
 
-/* Sustained GFLOP/s of a family's vectorised GEMM-like inner loop. */
-static double vector_rate(int isa)
-{
-	switch (isa) {
-	case RT_SGEMM_ISA_AVX512: return 90;
-	case RT_SGEMM_ISA_AVX2: return 50;
-	case RT_SGEMM_ISA_NEON: return 20;
-	default: return 3;
-	}
-}
+/* Bytes per second a single core moves through a transform or a primitive's
+ * traffic (read + written; bench/calibrate: a 4 MiB copy, in L2/L3). */
+const double cost_bandwidth = 28.2e9;
 
 /* Fraction of the GEMM rate a GEMM with these dimensions reaches: skinny
  * products (small M or N) and short K run below peak. */
-static double gemm_efficiency(double m, double n, double k)
+static double gemm_shape(double m, double n, double k)
 {
 	double e = 1.0;
 	if (m < 64)
@@ -50,75 +68,114 @@ static double gemm_efficiency(double m, double n, double k)
 	return e;
 }
 
-static int name_has(const struct rt_prim *r, const char *s) { return strstr(r->name, s) != NULL; }
+int cost_vectorised(const struct rt_prim *r, int isa)
+{
+	return isa >= 0 && isa < RT_SGEMM_ISA_COUNT && (r->cost.simd >> isa & 1u);
+}
+
+double cost_efficiency(const struct rt_prim *r, int isa)
+{
+	if (!cost_vectorised(r, isa))
+		return r->cost.eff_scalar;
+	switch (isa) {
+	case RT_SGEMM_ISA_AVX2: return r->cost.eff_avx2;
+	case RT_SGEMM_ISA_AVX512: return r->cost.eff_avx512;
+	case RT_SGEMM_ISA_NEON: return r->cost.eff_neon;
+	default: return r->cost.eff_scalar;
+	}
+}
+
+void cost_primitive_parts(const struct rt_prim *r, const struct rt_conv2d *p,
+                          struct cost_parts *out)
+{
+	const struct rt_prim_cost *c = &r->cost;
+	const double N = p->N, cg = p->C / p->group, mg = p->M / p->group;
+	const double taps = (double)p->kH * p->kW, opix = (double)p->oH * p->oW;
+	const double ipix = (double)p->H * p->W;
+	double shape = 1;
+
+	out->xform_flops = 0;
+	out->bytes = 4.0 * N * (p->C * ipix + p->M * opix);
+	switch (c->work) {
+	case RT_CW_GRID:
+		out->flops = 2.0 * N * p->M * cg * taps * ipix;
+		shape = gemm_shape(mg, ipix, cg);
+		out->bytes += c->accum * N * p->M * ipix * taps;
+		break;
+	case RT_CW_WINOGRAD: {
+		/* F(m, r) per axis: alpha = m + r - 1 input points per m outputs */
+		double ah = c->tile_h + p->kH - 1, aw = c->tile_w + p->kW - 1;
+		double tiles = N * ceil((double)p->oH / c->tile_h) * ceil((double)p->oW / c->tile_w);
+		out->flops = 2.0 * ah * aw * p->M * cg * tiles;
+		out->xform_flops = 2.0 * (p->C + p->M) * tiles * ah * aw * (ah + aw);
+		out->bytes += 4.0 * ah * aw * (p->C + p->M) * tiles;
+		shape = gemm_shape(mg, tiles, cg);
+		break;
+	}
+	case RT_CW_FFT: {
+		/* tile x tile blocks, each giving (tile - k + 1)^2 outputs, or the
+		 * whole image padded by the kernel */
+		double th, tw, tiles;
+		if (c->tile_h > 0) {
+			int vh = c->tile_h - p->kH + 1, vw = c->tile_w - p->kW + 1;
+			th = c->tile_h;
+			tw = c->tile_w;
+			tiles = vh > 0 && vw > 0 ? ceil(p->oH / (double)vh) * ceil(p->oW / (double)vw) : 1;
+		} else {
+			th = p->H + p->kH;
+			tw = p->W + p->kW;
+			tiles = 1;
+		}
+		double pts = th * tw, spectra = N * tiles * pts / 2; /* real input: half spectrum */
+		out->flops = 8.0 * p->M * cg * spectra;
+		out->xform_flops = N * tiles * (p->C + p->M) * 2.5 * pts * log2(pts);
+		out->bytes += 8.0 * (p->C + p->M) * spectra;
+		shape = gemm_shape(mg, tiles * pts / 2, cg);
+		break;
+	}
+	case RT_CW_DIRECT:
+	default:
+		out->flops = 2.0 * N * p->M * cg * taps * opix;
+		shape = gemm_shape(mg, opix, cg * taps);
+		out->bytes += c->patch * N * p->C * taps * opix;
+		break;
+	}
+	out->shape = c->gemm ? shape : 1;
+}
+
+/* The estimate without the scalar-row policy, in seconds. */
+static double estimate_s(const struct rt_prim *r, const struct rt_conv2d *p)
+{
+	struct cost_parts parts;
+	cost_primitive_parts(r, p, &parts);
+	const int vec = cost_vectorised(r, p->isa);
+	const double rate = cost_gemm_gflops[vec ? p->isa : RT_SGEMM_ISA_C] * GFLOP;
+	double eff = cost_efficiency(r, p->isa), xe = r->cost.xform_eff;
+	if (!(eff > 1e-3))
+		eff = 1e-3;
+	if (!(xe > 1e-3))
+		xe = 1e-3;
+	return parts.flops / (eff * rate * parts.shape) + parts.xform_flops / (xe * rate) +
+	       parts.bytes / cost_bandwidth;
+}
 
 double cost_primitive_us(const struct rt_prim *r, const struct rt_conv2d *p)
 {
-	const double flops = direct_flops(p);
-	const double vr = vector_rate(p->isa) * GFLOP;
-	const double cg = p->C / p->group, out = (double)p->N * p->M * p->oH * p->oW;
-	const double in_bytes = 4.0 * p->N * p->C * p->H * p->W, out_bytes = 4.0 * out;
-	double t; /* seconds */
-
-	switch (r->family) {
-	case RT_FAM_SUM2D:
-		t = flops / (1.5 * GFLOP);
-		break;
-	case RT_FAM_DIRECT:
-		if (name_has(r, "chw16c") || name_has(r, "chw8c"))
-			t = flops / (0.85 * vr * gemm_efficiency(p->M, p->oW * 16.0, cg * p->kH * p->kW));
-		else if (name_has(r, "implicit") || name_has(r, "hwc"))
-			t = flops / (0.35 * vr);
-		else
-			t = flops / (0.08 * vr + 1.5 * GFLOP);
-		break;
-	case RT_FAM_IM2: {
-		double k = cg * p->kH * p->kW, n = (double)p->oH * p->oW;
-		double patch = p->kH * p->kW == 1 && p->sH == 1 && p->sW == 1 ? 0 : 8.0 * k * n * p->N;
-		t = flops / (0.75 * vr * gemm_efficiency(p->M / p->group, n, k)) + patch / BANDWIDTH;
-		break;
+	double t = estimate_s(r, p);
+	if (!cost_vectorised(r, p->isa)) {
+		/* the policy above: behind every applicable vectorised row */
+		double floor = 0;
+		for (int k = 0; k < rt_n_prims; k++) {
+			const struct rt_prim *v = &rt_prims[k];
+			if (cost_vectorised(v, p->isa) && v->applies(p, v->variant)) {
+				double tv = estimate_s(v, p);
+				if (tv > floor)
+					floor = tv;
+			}
+		}
+		if (t <= floor)
+			t = floor * 1.01;
 	}
-	case RT_FAM_KN2: {
-		double taps = p->kH * p->kW, n = (double)p->H * p->W;
-		/* GEMMs on the full input grid, then a shift-add pass per tap */
-		t = 2.0 * p->N * p->M * cg * taps * n / (0.75 * vr * gemm_efficiency(p->M, n, cg)) +
-		    8.0 * p->N * p->M * n * taps / BANDWIDTH;
-		break;
-	}
-	case RT_FAM_WINOGRAD: {
-		/* F(m x m, r x r) or 1-D F(m, r): alpha = m + r - 1 points per axis */
-		int m = name_has(r, "f6") ? 6 : name_has(r, "f4") ? 4 : name_has(r, "f3") ? 3 : 2;
-		int two_d = p->kH > 1 && p->kW > 1;
-		double ah = two_d || p->kH > 1 ? m + p->kH - 1 : 1, aw = two_d || p->kW > 1 ? m + p->kW - 1 : 1;
-		double mh = p->kH > 1 ? m : 1, mw = p->kW > 1 ? m : 1;
-		double tiles = p->N * ceil((double)p->oH / mh) * ceil((double)p->oW / mw);
-		double gemm = 2.0 * ah * aw * p->M * cg * tiles;
-		double transforms = (p->C + p->M) * tiles * ah * aw * (ah + aw) * 2;
-		t = gemm / (0.8 * vr * gemm_efficiency(p->M, tiles, cg)) + transforms / (0.15 * vr) +
-		    4.0 * ah * aw * (p->C + p->M) * tiles / BANDWIDTH;
-		break;
-	}
-	case RT_FAM_FFT: {
-		double hp = p->H + p->kH, wp = p->W + p->kW, pts = hp * wp;
-		double ffts = (double)p->N * (p->C + p->M) * 2.5 * pts * log2(pts);
-		double pointwise = 8.0 * p->N * p->M * cg * pts / 2;
-		t = ffts / (0.1 * vr + GFLOP) + pointwise / (0.3 * vr + GFLOP);
-		break;
-	}
-	case RT_FAM_DEPTHWISE:
-		if (name_has(r, "gemm") || name_has(r, "im2"))
-			t = flops / (0.6 * vr * gemm_efficiency(p->M / p->group, (double)p->oH * p->oW,
-			                                       cg * p->kH * p->kW));
-		else if (name_has(r, "chw16c") || name_has(r, "chw8c") || name_has(r, "hwc"))
-			t = flops / (0.25 * vr + GFLOP);
-		else
-			t = flops / (0.1 * vr + GFLOP);
-		break;
-	default:
-		t = flops / GFLOP;
-	}
-	/* every primitive reads its input and writes its output once at least */
-	t += (in_bytes + out_bytes) / (4 * BANDWIDTH);
 	return t * 1e6;
 }
 
@@ -131,5 +188,5 @@ double cost_transform_us(const struct rt_transform *tr, int N, int C, int H, int
 		c = (C + 15) / 16 * 16;
 	else if (tr->from == RT_L_CHW8C || tr->to == RT_L_CHW8C)
 		c = (C + 7) / 8 * 8;
-	return 2.0 * 4.0 * N * c * H * W / BANDWIDTH * 1e6 + 0.2;
+	return 2.0 * 4.0 * N * c * H * W / cost_bandwidth * 1e6 + 0.2;
 }

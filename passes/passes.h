@@ -238,6 +238,20 @@ struct rt_prim;
 struct rt_transform;
 double cost_primitive_us(const struct rt_prim *prim, const struct rt_conv2d *p);
 double cost_transform_us(const struct rt_transform *t, int N, int C, int H, int W);
+/* The pieces of the estimate, for bench/calibrate and the tests: the row's
+ * work on this layer, the GEMM shape factor, transform flops, bytes moved. */
+struct cost_parts {
+	double flops;       /* main work */
+	double shape;       /* fraction of peak the GEMM's shape allows (1: not a GEMM) */
+	double xform_flops; /* Winograd / FFT transforms */
+	double bytes;       /* memory traffic */
+};
+void cost_primitive_parts(const struct rt_prim *prim, const struct rt_conv2d *p,
+                          struct cost_parts *out);
+int cost_vectorised(const struct rt_prim *prim, int isa);   /* inner loop uses isa's SIMD */
+double cost_efficiency(const struct rt_prim *prim, int isa); /* eff the row reaches on isa */
+extern const double cost_gemm_gflops[];                     /* [RT_SGEMM_ISA_COUNT] */
+extern const double cost_bandwidth;                         /* bytes/s */
 
 /* ---- costs.c ------------------------------------------------------------------
  * What selection asks for a cost: the measured table of opt->costs where it

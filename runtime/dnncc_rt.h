@@ -60,7 +60,7 @@ void rt_batchnorm(int N, int C, int HW, float epsilon, const float *x, const flo
  * are in primitives.def / transforms.def; see primitives.h). */
 #include "runtime/primitives.h"
 #define UNIT(e, file, deps)
-#define PRIM(name, fam, in, out, var, run, unit, applies, ws, packed, pack, cons) \
+#define PRIM(name, fam, in, out, var, run, unit, applies, ws, packed, pack, cons, cost) \
 	void run(const struct rt_conv2d *p, int variant, const float *x, const float *w,  \
 	         const float *b, float *y, float *ws);
 #define XFORM(name, from, to, run, unit) \

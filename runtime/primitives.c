@@ -14,8 +14,8 @@ enum rt_unit {
 
 #define UNIT(e, file, deps)
 const struct rt_prim rt_prims[] = {
-#define PRIM(name, fam, in, out, var, run, unit, applies, ws, packed, pack, cons) \
-	{#name, fam, in, out, var, #run, unit, run, applies, ws, packed, pack, cons},
+#define PRIM(name, fam, in, out, var, run, unit, applies, ws, packed, pack, cons, cost) \
+	{#name, fam, in, out, var, #run, unit, run, applies, ws, packed, pack, cons, cost},
 #define XFORM(name, from, to, run, unit)
 #include "runtime/primitives.def"
 #undef PRIM
@@ -24,7 +24,7 @@ const struct rt_prim rt_prims[] = {
 const int rt_n_prims = sizeof rt_prims / sizeof rt_prims[0];
 
 const struct rt_transform rt_transforms[] = {
-#define PRIM(name, fam, in, out, var, run, unit, applies, ws, packed, pack, cons)
+#define PRIM(name, fam, in, out, var, run, unit, applies, ws, packed, pack, cons, cost)
 #define XFORM(name, from, to, run, unit) {#name, from, to, #run, unit, run},
 #include "runtime/transforms.def"
 #undef PRIM

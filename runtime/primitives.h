@@ -22,7 +22,9 @@
  *     out at compile time (Winograd U, FFT spectra, blocked or tap-major
  *     matrices). PACKED and PACK are 0 for primitives that read raw weights.
  *   - its family, its input and output layout, the variant number passed to
- *     RUN and the prep functions, and the runtime unit holding RUN.
+ *     RUN and the prep functions, and the runtime unit holding RUN;
+ *   - its cost description (struct rt_prim_cost, RT_COST in the row), from
+ *     which the built-in cost model estimates its time without knowing it.
  * Adding a variant means adding a row (and its code), never touching the
  * passes: the registry, --list-primitives, selection, the emitter, the
  * profiler, the tests and the benchmark all expand this one list. */
@@ -60,6 +62,48 @@ static inline size_t rt_layout_size(int l, int C, int H, int W)
 	return (size_t)cp * H * W;
 }
 
+/* What the built-in cost model (passes/cost_model.c) knows of a row: how its
+ * work is counted, how fast its inner loop runs on each instruction set, and
+ * the memory traffic of its transforms. Rows give it with RT_COST(...) in
+ * their fam_*.def line; bench/calibrate measures the efficiencies. */
+enum rt_cost_work {
+	RT_CW_DIRECT,   /* 2 N M C/group kH kW oH oW flops (every direct, im2, depthwise row) */
+	RT_CW_GRID,     /* kn2: per tap a GEMM over every input pixel, 2 N M C/g kH kW H W,
+	                   then a shift-add of each tap's partial output (accum traffic) */
+	RT_CW_WINOGRAD, /* F(tile, k): 2 N alpha_h alpha_w M C/g flops per output tile, plus
+	                   input and output transforms (alpha = tile + k - 1 per axis) */
+	RT_CW_FFT       /* FFTs of tile x tile blocks (tile 0: the whole padded image) and
+	                   complex pointwise products over them */
+};
+
+/* Instruction-set bits of rt_prim_cost.simd (1 << RT_SGEMM_ISA_*). */
+#define RT_SIMD_AVX2 (1u << 1)
+#define RT_SIMD_AVX512 (1u << 2)
+#define RT_SIMD_NEON (1u << 3)
+#define RT_SIMD_GEMM (RT_SIMD_AVX2 | RT_SIMD_AVX512 | RT_SIMD_NEON) /* what rt_sgemm vectorises */
+#define RT_SIMD_X86 (RT_SIMD_AVX2 | RT_SIMD_AVX512)
+
+struct rt_prim_cost {
+	unsigned simd;     /* RT_SIMD_* bits: ISAs the inner loop is vectorised for; on any
+	                      other ISA the row runs its scalar code */
+	float eff_scalar;  /* scalar code: fraction of the portable C SGEMM rate */
+	float eff_avx2, eff_avx512, eff_neon; /* vectorised: fraction of that ISA's SGEMM rate */
+	enum rt_cost_work work;
+	int gemm;          /* 1: the work is a GEMM whose skinny shapes run below peak */
+	int tile_h, tile_w; /* Winograd output tile, FFT tile (0: whole image) */
+	float patch;       /* bytes moved per element of the im2col/im2row patch matrix
+	                      (C/g kH kW x oH oW per group and image); 0 without one */
+	float accum;       /* bytes moved per element of the per-tap partial outputs
+	                      (M x H x W per tap and image); kn2 only */
+	float xform_eff;   /* Winograd / FFT transforms: their flops run at this fraction of
+	                      the main work's rate */
+};
+
+/* RT_COST(simd, eff_scalar, eff_avx2, eff_avx512, eff_neon, work, gemm, tile_h, tile_w,
+ *         patch, accum, xform_eff): the last argument of a PRIM row. */
+#define RT_COST(simd, es, e2, e5, en, work, gemm, th, tw, patch, accum, xe) \
+	{simd, es, e2, e5, en, work, gemm, th, tw, patch, accum, xe}
+
 typedef void rt_conv_run_fn(const struct rt_conv2d *p, int variant, const float *x,
                             const float *w, const float *b, float *y, float *ws);
 
@@ -76,6 +120,7 @@ struct rt_prim {
 	size_t (*packed)(const struct rt_conv2d *p, int variant);   /* NULL: raw weights */
 	void (*pack)(const struct rt_conv2d *p, int variant, const float *w, float *out);
 	const char *constraints; /* human-readable predicate, for --list-primitives */
+	struct rt_prim_cost cost; /* for the built-in cost model */
 };
 
 extern const struct rt_prim rt_prims[];

@@ -175,3 +175,19 @@ clean-local: clean-robust-tests
 clean-robust-tests:
 	rm -rf tests/robust/out
 .PHONY: clean-robust-tests
+# Generated code for every --target this CPU runs (c99, x86-64-v3/v4, armv8 and
+# host), built with gcc and clang under strict C99 and checked against PyTorch.
+dist_noinst_SCRIPTS += tests/targets.sh
+TESTS += tests/targets.sh
+clean-local: clean-targets
+clean-targets:
+	-rm -rf tests/targets-out
+.PHONY: clean-targets
+
+# The built-in cost model over the rows' RT_COST descriptions.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_cost_model
+tests_test_cost_model_SOURCES = tests/test_cost_model.c
+tests_test_cost_model_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_cost_model_LDADD = $(TEST_LDADD)
+endif
