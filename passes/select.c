@@ -28,6 +28,7 @@
  * "reference") and ws_bytes, and reads its weights as that row's PACK laid
  * them out (a new 1-D constant); tensors carry their layouts. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "passes/passes.h"
 #include "runtime/prep.h"
 #include "runtime/primitives.h"
+#include "runtime/sgemm.h"
 
 #define NL RT_L_COUNT_
 
@@ -332,6 +334,34 @@ static int select_conv(struct ctx *c, struct node *n)
 	return 0;
 }
 
+/* A fully-connected layer (Gemm, or MatMul with a 2-D right operand) whose
+ * B is a constant: B is packed at compile time into the panels gemm_fc.c
+ * streams (rt_gemm_fc_pack), and the node is marked "gemm_fc" for the
+ * backend. --blas openblas keeps the reference path. Shapes that do not
+ * agree are left to the backend's diagnostics. */
+static void select_fc(struct ctx *c, struct node *n)
+{
+	struct tensor *a = n->inputs[0], *b = n->n_inputs > 1 ? n->inputs[1] : NULL;
+	if (c->opt->blas_openblas || !a || !b || !b->data || b->dtype != DTYPE_F32 || b->rank != 2)
+		return;
+	int transB = n->op == OP_GEMM && ir_attr_int(n, "transB", 0) != 0;
+	int64_t K = transB ? b->dims[1] : b->dims[0], N = transB ? b->dims[0] : b->dims[1];
+	int64_t Ka = n->op == OP_GEMM && ir_attr_int(n, "transA", 0) ? a->dims[0]
+	                                                             : a->dims[a->rank - 1];
+	if (a->rank < 1 || (n->op == OP_GEMM && a->rank != 2) || Ka != K || K < 1 || N < 1 ||
+	    K > INT_MAX || N > INT_MAX)
+		return;
+	size_t nf = rt_gemm_fc_pack_size(c->opt->isa, (int)N, (int)K);
+	float *data = arena_alloc(&c->g->arena, nf * sizeof(float));
+	rt_gemm_fc_pack(c->opt->isa, (int)N, (int)K, (const float *)b->data, transB ? 1 : (size_t)N,
+	                transB ? (size_t)K : 1, data);
+	char name[256];
+	snprintf(name, sizeof name, "%s_gemm_fc", b->name);
+	int64_t dims[1] = {(int64_t)nf};
+	n->inputs[1] = ir_new_constant(c->g, name, DTYPE_F32, 1, dims, data);
+	n->primitive = "gemm_fc";
+}
+
 int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 {
 	const char *s = opt->strategy ? opt->strategy : "greedy";
@@ -379,6 +409,8 @@ int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 			for (int k = 0; k < n->n_inputs; k++)
 				if (n->inputs[k])
 					n->inputs[k] = make_available(&c, n->inputs[k], RT_L_CHW);
+			if (n->op == OP_GEMM || n->op == OP_MATMUL)
+				select_fc(&c, n);
 		}
 		push(&c, n);
 	}
