@@ -850,6 +850,7 @@ static int plan_gemm(struct plan *p, struct layer *l)
 	int transA = ir_attr_int(n, "transA", 0) != 0, transB = ir_attr_int(n, "transB", 0) != 0;
 	/* gemm_fc: select packed B (then 1-D) into panels and checked its shape */
 	int fc = is_gemm_fc(n);
+	int sg = n->primitive && strcmp(n->primitive, "gemm_sgemm") == 0;
 	if (fc && b->rank == 1 && y->rank == 2)
 		b = NULL;
 	if (a->rank != 2 || (b && b->rank != 2) || y->rank != 2 || (c && c->rank > 2)) {
@@ -888,8 +889,12 @@ static int plan_gemm(struct plan *p, struct layer *l)
 		.c_sm = (int)c_sm, .c_sn = (int)c_sn,
 		.act = (int)n->act, .act_alpha = n->act_alpha, .act_beta = n->act_beta,
 	};
-	l->unit = fc ? RT_UNIT_GEMM_FC : RT_UNIT_GEMM_REF;
-	l->kernel = fc ? "rt_gemm_fc" : "rt_gemm_ref";
+	l->unit = fc ? RT_UNIT_GEMM_FC : sg ? RT_UNIT_GEMM_SGEMM : RT_UNIT_GEMM_REF;
+	l->kernel = fc ? "rt_gemm_fc" : sg ? "rt_gemm_sgemm" : "rt_gemm_ref";
+	if (sg) {
+		l->ws_bytes = n->ws_bytes;
+		l->ws_offset = n->ws_offset;
+	}
 	add_arg(l, a, "a");
 	add_arg(l, n->inputs[1], "b");
 	if (c)
@@ -2435,6 +2440,9 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_close(e, ";");
 		if (l->unit == RT_UNIT_GEMM_FC)
 			emit_line(e, "rt_gemm_fc(&p, RT_SGEMM_ISA, a, b, %s, y); /* b: packed panels */",
+			          l->n_args == 4 ? "c" : "NULL");
+		else if (l->unit == RT_UNIT_GEMM_SGEMM)
+			emit_line(e, "rt_gemm_sgemm(&p, RT_SGEMM_ISA, a, b, %s, y, ws);",
 			          l->n_args == 4 ? "c" : "NULL");
 		else
 			emit_line(e, "rt_gemm_ref(&p, a, b, %s, y);", l->n_args == 4 ? "c" : "NULL");

@@ -1,7 +1,7 @@
 # runtime/: C99 kernels, built as a library for tests and embedded into dnncc.
 # RT_UNITS lists the files of units.def, in its order.
 RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
-	runtime/global_avgpool.c runtime/global_maxpool.c runtime/gemm_ref.c runtime/gemm_fc.c \
+	runtime/global_avgpool.c runtime/global_maxpool.c runtime/gemm_ref.c runtime/gemm_fc.c runtime/gemm_sgemm.c \
 	runtime/matmul.c runtime/binary.c runtime/unary.c runtime/softmax.c \
 	runtime/lrn.c runtime/concat.c runtime/transpose.c runtime/pad.c \
 	runtime/clip.c runtime/batchnorm.c runtime/unary_math.c \

@@ -809,6 +809,40 @@ Test(emit_ops, gemm_fc)
 	ir_graph_free(g);
 }
 
+/* A Gemm with many rows and a constant B after select: the blocked SGEMM
+ * with its arena workspace, then the epilogue (alpha, beta, C [M, 1], Tanh). */
+Test(emit_ops, gemm_sgemm)
+{
+	struct graph *g = new_graph();
+	struct tensor *at = input(g, "at", SHAPE(9, 70));
+	struct tensor *b = weight(g, "b", 50, SHAPE(20, 9)), *c = weight(g, "c", 51, SHAPE(70, 1));
+	struct tensor *y = act(g, "y", SHAPE(70, 20));
+	struct node *n = node(g, OP_GEMM, "fc", INS(at, b, c), y);
+	a_int(g, n, "transA", 1);
+	a_int(g, n, "transB", 1);
+	a_float(g, n, "alpha", -1.5);
+	a_float(g, n, "beta", 0.25);
+	n->act = ACT_TANH;
+	output(g, y);
+	float *in[1], *want[1];
+	make_inputs(g, in);
+	want[0] = alloc_out(y);
+	ref_gemm(70, 20, 9, 1, 1, -1.5f, 0.25f, in[0], fdata(b), c, fdata(c), want[0]);
+	for (int k = 0; k < 70 * 20; k++)
+		want[0][k] = tanhf(want[0][k]);
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, g->source, stderr);
+	cr_assert_eq(pass_select(g, &opt, &d), 0, "pass_select failed");
+	cr_assert_str_eq(n->primitive ? n->primitive : "(none)", "gemm_sgemm");
+	cr_expect_gt(n->ws_bytes, 0);
+	plan_for_real(g);
+	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
+	free_all(in, 1);
+	free_all(want, 1);
+	ir_graph_free(g);
+}
+
 Test(emit_ops, binary)
 {
 	struct graph *g = new_graph();
