@@ -835,6 +835,12 @@ static int plan_pool(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* Gemm or MatMul whose constant B select packed for gemm_fc.c. */
+static int is_gemm_fc(const struct node *n)
+{
+	return n->primitive && strcmp(n->primitive, "gemm_fc") == 0;
+}
+
 /* Gemm's C is unidirectionally broadcast to [M, N]: scalar or [1] -> (0, 0),
  * [N] -> (0, 1), [M, 1] -> (1, 0), [M, N] -> (N, 1). */
 static int plan_gemm(struct plan *p, struct layer *l)
@@ -843,7 +849,12 @@ static int plan_gemm(struct plan *p, struct layer *l)
 	struct tensor *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
 	struct tensor *c = n->n_inputs > 2 ? n->inputs[2] : NULL;
 	int transA = ir_attr_int(n, "transA", 0) != 0, transB = ir_attr_int(n, "transB", 0) != 0;
-	if (a->rank != 2 || b->rank != 2 || y->rank != 2 || (c && c->rank > 2)) {
+	/* gemm_fc: select packed B (then 1-D) into panels and checked its shape */
+	int fc = is_gemm_fc(n);
+	int sg = n->primitive && strcmp(n->primitive, "gemm_sgemm") == 0;
+	if (fc && b->rank == 1 && y->rank == 2)
+		b = NULL;
+	if (a->rank != 2 || (b && b->rank != 2) || y->rank != 2 || (c && c->rank > 2)) {
 		diag_error(p->d, n, "Gemm needs 2-D A and B (got %s and %s)", shape_str(p, a),
 		           shape_str(p, b));
 		return -1;
@@ -851,10 +862,11 @@ static int plan_gemm(struct plan *p, struct layer *l)
 	int64_t M = y->dims[0], N = y->dims[1];
 	int64_t K = transA ? a->dims[0] : a->dims[1];
 	int64_t am = transA ? a->dims[1] : a->dims[0];
-	int64_t bk = transB ? b->dims[1] : b->dims[0], bn = transB ? b->dims[0] : b->dims[1];
+	int64_t bk = !b ? K : transB ? b->dims[1] : b->dims[0];
+	int64_t bn = !b ? N : transB ? b->dims[0] : b->dims[1];
 	if (am != M || bk != K || bn != N) {
 		diag_error(p->d, n, "inconsistent shapes: A %s, B %s, Y %s", shape_str(p, a),
-		           shape_str(p, b), shape_str(p, y));
+		           shape_str(p, n->inputs[1]), shape_str(p, y));
 		return -1;
 	}
 	int64_t c_sm = 0, c_sn = 0;
@@ -878,10 +890,14 @@ static int plan_gemm(struct plan *p, struct layer *l)
 		.c_sm = (int)c_sm, .c_sn = (int)c_sn,
 		.act = (int)n->act, .act_alpha = n->act_alpha, .act_beta = n->act_beta,
 	};
-	l->unit = RT_UNIT_GEMM_REF;
-	l->kernel = "rt_gemm_ref";
+	l->unit = fc ? RT_UNIT_GEMM_FC : sg ? RT_UNIT_GEMM_SGEMM : RT_UNIT_GEMM_REF;
+	l->kernel = fc ? "rt_gemm_fc" : sg ? "rt_gemm_sgemm" : "rt_gemm_ref";
+	if (sg) {
+		l->ws_bytes = n->ws_bytes;
+		l->ws_offset = n->ws_offset;
+	}
 	add_arg(l, a, "a");
-	add_arg(l, b, "b");
+	add_arg(l, n->inputs[1], "b");
 	if (c)
 		add_arg(l, c, "c");
 	return 0;
@@ -897,6 +913,24 @@ static int plan_matmul(struct plan *p, struct layer *l)
 	if (a->rank < 1 || b->rank < 1) {
 		diag_error(p->d, n, "MatMul operands must have rank >= 1");
 		return -1;
+	}
+	if (is_gemm_fc(n)) {
+		/* constant 2-D B, packed by select: every row of A, batch dims
+		 * included, is one row of a Gemm [rows, K] x [K, N] */
+		int64_t K = a->dims[a->rank - 1], rows = ir_numel(a) / (K ? K : 1);
+		int64_t N = y->rank >= 1 && b->rank == 1 ? ir_numel(y) / (rows ? rows : 1) : 0;
+		if (rows * K != ir_numel(a) || rows * N != ir_numel(y) || !fits_int(p, n, rows, "dimension") ||
+		    !fits_int(p, n, N, "dimension") || !fits_int(p, n, K, "dimension"))
+			return -1;
+		l->u.gemm = (struct rt_gemm){
+			.M = (int)rows, .N = (int)N, .K = (int)K, .alpha = 1.0f, .beta = 0.0f,
+			.act = RT_ACT_NONE,
+		};
+		l->unit = RT_UNIT_GEMM_FC;
+		l->kernel = "rt_gemm_fc";
+		add_arg(l, a, "a");
+		add_arg(l, b, "b");
+		return 0;
 	}
 	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
 	int64_t Kb = b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0];
@@ -2653,10 +2687,25 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, ".act = %s, .act_alpha = %s, .act_beta = %s,", rt_act_names[c->act], f[2],
 		          f[3]);
 		emit_close(e, ";");
-		emit_line(e, "rt_gemm_ref(&p, a, b, %s, y);", l->n_args == 4 ? "c" : "NULL");
+		if (l->unit == RT_UNIT_GEMM_FC)
+			emit_line(e, "rt_gemm_fc(&p, RT_SGEMM_ISA, a, b, %s, y); /* b: packed panels */",
+			          l->n_args == 4 ? "c" : "NULL");
+		else if (l->unit == RT_UNIT_GEMM_SGEMM)
+			emit_line(e, "rt_gemm_sgemm(&p, RT_SGEMM_ISA, a, b, %s, y, ws);",
+			          l->n_args == 4 ? "c" : "NULL");
+		else
+			emit_line(e, "rt_gemm_ref(&p, a, b, %s, y);", l->n_args == 4 ? "c" : "NULL");
 		break;
 	}
 	case OP_MATMUL: {
+		if (l->unit == RT_UNIT_GEMM_FC) {
+			const struct rt_gemm *c = &l->u.gemm;
+			emit_open(e, "static const struct rt_gemm p =");
+			emit_line(e, ".M = %d, .N = %d, .K = %d, .alpha = 1.0f,", c->M, c->N, c->K);
+			emit_close(e, ";");
+			emit_line(e, "rt_gemm_fc(&p, RT_SGEMM_ISA, a, b, NULL, y); /* b: packed panels */");
+			break;
+		}
 		const struct rt_bcast *b = &l->u.matmul.batch;
 		ints_str(f[0], sizeof f[0], b->dims, b->rank);
 		ints_str(f[1], sizeof f[1], b->sa, b->rank);

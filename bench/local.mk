@@ -7,9 +7,16 @@ bench_gemm_SOURCES = bench/gemm.c
 bench_gemm_LDADD = libdnncc_rt.a -lopenblas -lm
 CLEANFILES += bench/gemm$(EXEEXT)
 
+# bench/fc: AlexNet's classifier at batch 1, reference Gemm against gemm_fc,
+# and the streaming read bandwidth the FC kernel is measured against.
+EXTRA_PROGRAMS += bench/fc
+bench_fc_SOURCES = bench/fc.c
+bench_fc_LDADD = libdnncc_rt.a -lm
+CLEANFILES += bench/fc$(EXEEXT)
+
 # Other benchmarks add themselves as prerequisites of `bench`.
 .PHONY: bench bench-gemm
-bench: bench-gemm
+bench: bench-gemm bench-fc
 # The machines this project runs on set OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE,
 # which halve OpenBLAS's speed; the comparison runs without them.
 bench-gemm: bench/gemm$(EXEEXT)
@@ -36,3 +43,7 @@ EXTRA_PROGRAMS += bench/calibrate
 bench_calibrate_SOURCES = bench/calibrate.c
 bench_calibrate_LDADD = $(DNNCC_LIBS)
 CLEANFILES += bench/calibrate$(EXEEXT)
+
+.PHONY: bench-fc
+bench-fc: bench/fc$(EXEEXT)
+	./bench/fc$(EXEEXT)

@@ -52,6 +52,7 @@
  * transform row); every Conv has node->primitive set (except under
  * "reference") and ws_bytes, and reads its weights as that row's PACK laid
  * them out (a new 1-D constant); tensors carry their layouts. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,7 @@
 #include "passes/passes.h"
 #include "runtime/prep.h"
 #include "runtime/primitives.h"
+#include "runtime/sgemm.h"
 
 /* ir layout <-> runtime layout (primitives.h: RT_L_CHW = LAYOUT_CHW - 1; the
  * model layout is CHW per image). */
@@ -445,6 +447,49 @@ static void pack_weights(struct graph *g, struct node *n, const struct rt_prim *
 	n->inputs[1] = ir_new_constant(g, name, DTYPE_F32, 1, dims, data);
 }
 
+/* A fully-connected layer (Gemm, or MatMul with a 2-D right operand) whose
+ * B is a constant. Below GEMM_SGEMM_MIN_M rows, B is packed at compile time
+ * into the panels gemm_fc.c streams (rt_gemm_fc_pack) and the node is marked
+ * "gemm_fc"; a Gemm with more rows, or any under --blas openblas, is marked
+ * "gemm_sgemm" (the blocked SGEMM or cblas_sgemm, B as it is, a workspace).
+ * Shapes that do not agree are left to the backend's diagnostics. */
+/* Measured on one AVX-512 core (4096 x 4096 weights): gemm_fc 43 GFLOP/s
+ * against rt_sgemm's 50 at M = 64, 25 against 17 at M = 16. */
+#define GEMM_SGEMM_MIN_M 64
+
+static void select_fc(struct graph *g, const struct options *opt, struct node *n)
+{
+	struct tensor *a = n->inputs[0], *b = n->n_inputs > 1 ? n->inputs[1] : NULL;
+	if (!a || !b || !b->data || b->dtype != DTYPE_F32 || b->rank != 2)
+		return;
+	int transB = n->op == OP_GEMM && ir_attr_int(n, "transB", 0) != 0;
+	int64_t K = transB ? b->dims[1] : b->dims[0], N = transB ? b->dims[0] : b->dims[1];
+	int64_t Ka = n->op == OP_GEMM && ir_attr_int(n, "transA", 0) ? a->dims[0]
+	                                                             : a->dims[a->rank - 1];
+	if (a->rank < 1 || (n->op == OP_GEMM && a->rank != 2) || Ka != K || K < 1 || N < 1 ||
+	    K > INT_MAX || N > INT_MAX)
+		return;
+	/* rows: a Gemm's M; a MatMul's batch dims fold into rows (gemm_fc only) */
+	int64_t M = n->op == OP_GEMM ? n->outputs[0]->dims[0] : ir_numel(a) / K;
+	if (n->op == OP_GEMM && n->outputs[0]->rank == 2 && M <= INT_MAX &&
+	    (opt->blas_openblas || M >= GEMM_SGEMM_MIN_M)) {
+		n->primitive = "gemm_sgemm";
+		n->ws_bytes = rt_sgemm_workspace_size(opt->isa, (int)M, (int)N, (int)K);
+		return;
+	}
+	if (opt->blas_openblas)
+		return;
+	size_t nf = rt_gemm_fc_pack_size(opt->isa, (int)N, (int)K);
+	float *data = arena_alloc(&g->arena, nf * sizeof(float));
+	rt_gemm_fc_pack(opt->isa, (int)N, (int)K, (const float *)b->data, transB ? 1 : (size_t)N,
+	                transB ? (size_t)K : 1, data);
+	char name[256];
+	snprintf(name, sizeof name, "%s_gemm_fc", b->name);
+	int64_t dims[1] = {(int64_t)nf};
+	n->inputs[1] = ir_new_constant(g, name, DTYPE_F32, 1, dims, data);
+	n->primitive = "gemm_fc";
+}
+
 static void walk_node(struct walk *w, int i)
 {
 	struct selection *s = w->s;
@@ -487,6 +532,8 @@ static void walk_node(struct walk *w, int i)
 		n->primitive = al->prim->name;
 		n->cost_us = al->cost_us;
 		n->ws_bytes = al->prim->ws(&p, al->prim->variant) * sizeof(float);
+	} else if (w->apply && (n->op == OP_GEMM || n->op == OP_MATMUL)) {
+		select_fc(s->g, s->opt, n);
 	}
 	if (w->apply)
 		push(w, n);

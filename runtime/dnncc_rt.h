@@ -15,6 +15,12 @@ void rt_avgpool2d(const struct rt_pool2d *p, const float *x, float *y);
 /* global_avgpool.c, global_maxpool.c: x [NC, HW] -> y [NC] */
 void rt_global_avgpool(int nc, int hw, const float *x, float *y);
 void rt_global_maxpool(int nc, int hw, const float *x, float *y);
+/* gemm_fc.c: B packed by rt_gemm_fc_pack (sgemm.h) for isa */
+void rt_gemm_fc(const struct rt_gemm *p, int isa, const float *a, const float *bp, const float *c,
+                float *y);
+/* gemm_sgemm.c: ws of rt_sgemm_workspace_size(isa, M, N, K) bytes */
+void rt_gemm_sgemm(const struct rt_gemm *p, int isa, const float *a, const float *b, const float *c,
+                   float *y, void *ws);
 /* gemm_ref.c */
 void rt_gemm_ref(const struct rt_gemm *p, const float *a, const float *b, const float *c, float *y);
 /* matmul.c: y[batch][M][N] = a[batch][M][K] * b[batch][K][N]; batch->sa/sb

@@ -1,7 +1,7 @@
 # runtime/: C99 kernels, built as a library for tests and embedded into dnncc.
 # RT_UNITS lists the files of units.def, in its order.
 RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
-	runtime/global_avgpool.c runtime/global_maxpool.c runtime/gemm_ref.c \
+	runtime/global_avgpool.c runtime/global_maxpool.c runtime/gemm_ref.c runtime/gemm_fc.c runtime/gemm_sgemm.c \
 	runtime/matmul.c runtime/binary.c runtime/unary.c runtime/softmax.c \
 	runtime/lrn.c runtime/concat.c runtime/transpose.c runtime/pad.c \
 	runtime/clip.c runtime/batchnorm.c runtime/unary_math.c \
@@ -22,6 +22,6 @@ libdnncc_rt_a_SOURCES += runtime/primitives.h runtime/primitives.def runtime/tra
 # micro-kernel per ISA. Generated code gets sgemm.h, the target's kernel and
 # sgemm.c through the units that list "sgemm.c" in units.def; sgemm_pack.c and
 # sgemm_host.c are for dnncc and the tests only.
-RT_SGEMM_SRCS = runtime/sgemm.h runtime/sgemm.c runtime/sgemm_pack.c runtime/sgemm_host.c \
+RT_SGEMM_SRCS = runtime/sgemm.h runtime/sgemm.c runtime/sgemm_pack.c runtime/gemm_fc_pack.c runtime/sgemm_host.c \
 	runtime/sgemm_c.c runtime/sgemm_avx2.c runtime/sgemm_avx512.c runtime/sgemm_neon.c
 libdnncc_rt_a_SOURCES += $(RT_SGEMM_SRCS)

@@ -125,6 +125,13 @@
 #define RT_SGEMM_KC(isa) RT_SGEMM_SELECT_(isa, KC)
 #define RT_SGEMM_NC(isa) RT_SGEMM_SELECT_(isa, NC)
 
+/* Fully-connected layers (gemm_fc.c) read constant weights packed at compile
+ * time into panels of RT_FC_NB(isa) columns: four SIMD vectors wide (C: four
+ * floats), so a panel row is one cache line on AVX-512. */
+#define RT_FC_NB(isa)                                                            \
+	((isa) == RT_SGEMM_ISA_AVX512 ? 64 : (isa) == RT_SGEMM_ISA_AVX2 ? 32 :    \
+	 (isa) == RT_SGEMM_ISA_NEON   ? 16 : 4)
+
 /* Which kernels this compiler can build here: SIMD kernels need GCC or Clang
  * (target attributes) on their architecture; generated code builds only the
  * one it names. */
@@ -219,6 +226,16 @@ void rt_sgemm(int isa, int M, int N, int K, const float *a, size_t rsa, size_t c
 /* sgemm_pack.c: packs A(i, k) = a[i*rsa + k*csa], M x K, into
  * ap [rt_sgemm_pack_a_size(isa, M, K)] (layout above). */
 void rt_sgemm_pack_a(int isa, int M, int K, const float *a, size_t rsa, size_t csa, float *ap);
+
+/* gemm_fc_pack.c: packs the constant B(k, j) = b[k*rsb + j*csb], K x N, into
+ * ceil(N/NB) panels of [K][NB] (element (k, j) at
+ * bp[(j/NB)*K*NB + k*NB + j%NB], columns past N zero), NB = RT_FC_NB(isa). */
+static inline size_t rt_gemm_fc_pack_size(int isa, int N, int K)
+{
+	const size_t nb = (size_t)RT_FC_NB(isa);
+	return (((size_t)N + nb - 1) / nb) * nb * (size_t)K;
+}
+void rt_gemm_fc_pack(int isa, int N, int K, const float *b, size_t rsb, size_t csb, float *bp);
 
 /* sgemm_host.c: whether the running CPU (and OS) can run an ISA's kernel,
  * and the fastest one it can. */

@@ -71,6 +71,14 @@ clean-e2e-cache:
 	-rm -rf tests/e2e-cache
 .PHONY: clean-e2e-cache
 
+# The fully-connected kernel (gemm_fc.c) against a double Gemm, for every ISA this CPU runs.
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_gemm_fc
+tests_test_gemm_fc_SOURCES = tests/test_gemm_fc.c
+tests_test_gemm_fc_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_gemm_fc_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+endif
+
 # dnncc's blocked SGEMM against a double reference, for every kernel this CPU runs.
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_sgemm

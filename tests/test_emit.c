@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "passes/passes.h"
 #include "runtime/dnncc_rt.h"
 
 #define CFLAGS "-std=c99 -Wall -Wextra -pedantic -Werror"
@@ -754,6 +755,98 @@ Test(emit_ops, matmul)
 	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
 	free_all(in, g->n_inputs);
 	free_all(want, nc);
+	ir_graph_free(g);
+}
+
+/* Gemm and MatMul with a constant 2-D B after select: B packed at compile
+ * time for gemm_fc (the C target's panels here), transB either way, bias
+ * broadcasts, an activation, MatMul's batch dims folded into rows. */
+Test(emit_ops, gemm_fc)
+{
+	struct graph *g = new_graph();
+	struct tensor *a = input(g, "a", SHAPE(3, 7));
+	struct tensor *at = input(g, "at", SHAPE(7, 3));
+	struct tensor *b0 = weight(g, "b0", 40, SHAPE(7, 6)), *b1 = weight(g, "b1", 41, SHAPE(6, 7));
+	struct tensor *c0 = weight(g, "c0", 42, SHAPE(6)), *c1 = weight(g, "c1", 43, SHAPE(3, 1));
+	struct tensor *y0 = act(g, "y0", SHAPE(3, 6)), *y1 = act(g, "y1", SHAPE(3, 6));
+	struct node *n0 = node(g, OP_GEMM, "fc0", INS(a, b0, c0), y0);
+	a_float(g, n0, "alpha", 0.5);
+	n0->act = ACT_RELU;
+	struct node *n1 = node(g, OP_GEMM, "fc1", INS(at, b1, c1), y1);
+	a_int(g, n1, "transA", 1);
+	a_int(g, n1, "transB", 1);
+	a_float(g, n1, "beta", -2.0);
+	struct tensor *ma = input(g, "ma", SHAPE(2, 3, 7)), *mv = input(g, "mv", SHAPE(7));
+	struct tensor *y2 = act(g, "y2", SHAPE(2, 3, 6)), *y3 = act(g, "y3", SHAPE(6));
+	node(g, OP_MATMUL, "mm0", INS(ma, b0), y2);
+	node(g, OP_MATMUL, "mm1", INS(mv, b0), y3);
+	output(g, y0);
+	output(g, y1);
+	output(g, y2);
+	output(g, y3);
+	float *b0v = fdata(b0), *b1v = fdata(b1);
+	float *in[4], *want[4];
+	make_inputs(g, in);
+	want[0] = alloc_out(y0);
+	want[1] = alloc_out(y1);
+	want[2] = alloc_out(y2);
+	want[3] = alloc_out(y3);
+	ref_gemm(3, 6, 7, 0, 0, 0.5f, 1.0f, in[0], b0v, c0, fdata(c0), want[0]);
+	for (int k = 0; k < 18; k++)
+		want[0][k] = want[0][k] > 0 ? want[0][k] : 0;
+	ref_gemm(3, 6, 7, 1, 1, 1.0f, -2.0f, in[1], b1v, c1, fdata(c1), want[1]);
+	ref_matmul(ma, in[2], b0, b0v, y2, want[2]);
+	ref_matmul(mv, in[3], b0, b0v, y3, want[3]);
+
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, g->source, stderr);
+	cr_assert_eq(pass_select(g, &opt, &d), 0, "pass_select failed");
+	int fc = 0;
+	for (int i = 0; i < g->n_nodes; i++)
+		if (g->nodes[i]->primitive && strcmp(g->nodes[i]->primitive, "gemm_fc") == 0) {
+			cr_expect_eq(g->nodes[i]->inputs[1]->rank, 1, "B is packed");
+			fc++;
+		}
+	cr_expect_eq(fc, 4, "%d of 4 layers on gemm_fc", fc);
+	plan_by_hand(g);
+	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
+	free_all(in, 4);
+	free_all(want, 4);
+	ir_graph_free(g);
+}
+
+/* A Gemm with many rows and a constant B after select: the blocked SGEMM
+ * with its arena workspace, then the epilogue (alpha, beta, C [M, 1], Tanh). */
+Test(emit_ops, gemm_sgemm)
+{
+	struct graph *g = new_graph();
+	struct tensor *at = input(g, "at", SHAPE(9, 70));
+	struct tensor *b = weight(g, "b", 50, SHAPE(20, 9)), *c = weight(g, "c", 51, SHAPE(70, 1));
+	struct tensor *y = act(g, "y", SHAPE(70, 20));
+	struct node *n = node(g, OP_GEMM, "fc", INS(at, b, c), y);
+	a_int(g, n, "transA", 1);
+	a_int(g, n, "transB", 1);
+	a_float(g, n, "alpha", -1.5);
+	a_float(g, n, "beta", 0.25);
+	n->act = ACT_TANH;
+	output(g, y);
+	float *in[1], *want[1];
+	make_inputs(g, in);
+	want[0] = alloc_out(y);
+	ref_gemm(70, 20, 9, 1, 1, -1.5f, 0.25f, in[0], fdata(b), c, fdata(c), want[0]);
+	for (int k = 0; k < 70 * 20; k++)
+		want[0][k] = tanhf(want[0][k]);
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, g->source, stderr);
+	cr_assert_eq(pass_select(g, &opt, &d), 0, "pass_select failed");
+	cr_assert_str_eq(n->primitive ? n->primitive : "(none)", "gemm_sgemm");
+	cr_expect_gt(n->ws_bytes, 0);
+	plan_for_real(g);
+	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
+	free_all(in, 1);
+	free_all(want, 1);
 	ir_graph_free(g);
 }
 

@@ -1,0 +1,163 @@
+/* gemm_fc.c - fully-connected layers: Gemm (and MatMul) whose right operand
+ * B is a constant, packed at compile time (rt_gemm_fc_pack, sgemm.h).
+ *
+ * Textbook form, as rt_gemm_ref (gemm_ref.c):
+ *   y[m, n] = act(alpha * sum over k < K of A[m, k] * B[k, n] + beta * C[m, n])
+ * B arrives as ceil(N/NB) panels of [K][NB] (NB = RT_FC_NB(isa), four SIMD
+ * vectors, columns past N zero), so transB is gone by run time and the
+ * weights are read once, front to back, in one sequential stream per panel.
+ *
+ * At batch 1..4 a fully-connected layer is a matrix-vector product: two flops
+ * per weight, so it runs at the speed memory delivers the weights. The loop
+ * is built for that: for each panel and each group of MB = 4 rows of A, an
+ * MB x NB tile of sums stays in registers (AVX-512: 16 zmm) while the panel
+ * streams by, one broadcast of A(m, k) and four FMAs per row and k. Larger M
+ * re-reads each panel once per four rows (from cache when it fits). The
+ * epilogue (alpha, beta * C through the broadcast strides c_sm and c_sn, the
+ * fused activation) is scalar: it touches M x N values against K x N weights.
+ *
+ * One kernel source over a thin SIMD layer (RT_FC_ISA_ below instantiates it
+ * with each ISA's vector type, load, store, broadcast and FMA): AVX-512F
+ * (16 floats), AVX2 + FMA (8), AArch64 Advanced SIMD (4) and portable C (one
+ * float; NB = 4, sixteen scalar sums for the 32 single registers of a
+ * Cortex-M4F). The library compiles every ISA this compiler can build and
+ * takes the ISA as an argument; generated code compiles only RT_SGEMM_ISA.
+ * SIMD code is enabled by target attributes only. */
+#include "runtime/rt_types.h"
+#include "runtime/sgemm.h"
+
+#if RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2
+#include <immintrin.h>
+#endif
+#if RT_SGEMM_HAVE_NEON
+#include <arm_neon.h>
+#endif
+
+#ifdef __GNUC__
+#define RT_FC_INLINE_ __attribute__((always_inline))
+#else
+#define RT_FC_INLINE_
+#endif
+
+/* One MB x NB tile: out[i][j] = sum over k < K of A(i, k) * w[k][j], with
+ * A(i, k) = a[i*rsa + k*csa]; w is one packed panel, [K][4*VL]. */
+#define RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MB)           \
+	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tile_##SUF##_##MB(                     \
+	        int K, const float *a, size_t rsa, size_t csa, const float *w,    \
+	        float *out)                                                        \
+	{                                                                          \
+		V acc[MB][4];                                                      \
+		for (int i = 0; i < MB; i++)                                       \
+			for (int v = 0; v < 4; v++)                                \
+				acc[i][v] = ZERO;                                  \
+		for (int k = 0; k < K; k++) {                                      \
+			const float *wk = w + (size_t)k * (4 * VL);                \
+			const V w0 = LOAD(wk), w1 = LOAD(wk + VL);                 \
+			const V w2 = LOAD(wk + 2 * VL), w3 = LOAD(wk + 3 * VL);    \
+			for (int i = 0; i < MB; i++) {                             \
+				const V s = SET1(a[(size_t)i * rsa + (size_t)k * csa]); \
+				acc[i][0] = FMA(s, w0, acc[i][0]);                 \
+				acc[i][1] = FMA(s, w1, acc[i][1]);                 \
+				acc[i][2] = FMA(s, w2, acc[i][2]);                 \
+				acc[i][3] = FMA(s, w3, acc[i][3]);                 \
+			}                                                          \
+		}                                                                  \
+		for (int i = 0; i < MB; i++)                                       \
+			for (int v = 0; v < 4; v++)                                \
+				STORE(out + (size_t)i * (4 * VL) + (size_t)v * VL, acc[i][v]); \
+	}
+
+/* The whole layer for one ISA: panels outermost, then groups of four rows. */
+#define RT_FC_ISA_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA)                \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 1)            \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 2)            \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 3)            \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 4)            \
+	static inline ATTR void rt_gemm_fc_##SUF(const struct rt_gemm *p, const float *a, \
+	                                         const float *bp, const float *c, float *y) \
+	{                                                                          \
+		const size_t rsa = p->transA ? 1 : (size_t)p->K;                   \
+		const size_t csa = p->transA ? (size_t)p->M : 1;                   \
+		float out[4 * 4 * VL]; /* [MB][NB] */                              \
+		for (int j0 = 0; j0 < p->N; j0 += 4 * VL) {                        \
+			const float *w = bp + (size_t)j0 * p->K;                   \
+			const int nn = p->N - j0 < 4 * VL ? p->N - j0 : 4 * VL;    \
+			for (int m0 = 0; m0 < p->M; m0 += 4) {                     \
+				const int mm = p->M - m0 < 4 ? p->M - m0 : 4;      \
+				const float *am = a + (size_t)m0 * rsa;            \
+				switch (mm) {                                      \
+				case 1: rt_gemm_fc_tile_##SUF##_1(p->K, am, rsa, csa, w, out); break; \
+				case 2: rt_gemm_fc_tile_##SUF##_2(p->K, am, rsa, csa, w, out); break; \
+				case 3: rt_gemm_fc_tile_##SUF##_3(p->K, am, rsa, csa, w, out); break; \
+				default: rt_gemm_fc_tile_##SUF##_4(p->K, am, rsa, csa, w, out); break; \
+				}                                                  \
+				rt_gemm_fc_epilogue_(p, out, 4 * VL, m0, mm, j0, nn, c, y); \
+			}                                                          \
+		}                                                                  \
+	}
+
+/* y rows m0.. (mm of them), columns j0.. (nn) from the tile sums out[i][j]. */
+static inline void rt_gemm_fc_epilogue_(const struct rt_gemm *p, const float *out, int nb,
+                                        int m0, int mm, int j0, int nn, const float *c, float *y)
+{
+	for (int i = 0; i < mm; i++) {
+		float *yr = y + (size_t)(m0 + i) * p->N + j0;
+		for (int j = 0; j < nn; j++) {
+			float v = p->alpha * out[(size_t)i * nb + j];
+			if (c)
+				v += p->beta * c[(size_t)(m0 + i) * p->c_sm + (size_t)(j0 + j) * p->c_sn];
+			yr[j] = rt_act_apply(p->act, p->act_alpha, p->act_beta, v);
+		}
+	}
+}
+
+#if RT_SGEMM_HAVE_AVX512
+#define RT_FC_AVX512_ATTR_ __attribute__((target("avx512f")))
+RT_FC_ISA_(avx512, RT_FC_AVX512_ATTR_, __m512, 16, _mm512_setzero_ps(), _mm512_loadu_ps,
+           _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps)
+#endif
+#if RT_SGEMM_HAVE_AVX2
+#define RT_FC_AVX2_ATTR_ __attribute__((target("avx2,fma")))
+RT_FC_ISA_(avx2, RT_FC_AVX2_ATTR_, __m256, 8, _mm256_setzero_ps(), _mm256_loadu_ps,
+           _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps)
+#endif
+#if RT_SGEMM_HAVE_NEON
+#define RT_FC_NEON_FMA_(s, w, acc) vfmaq_f32(acc, s, w)
+RT_FC_ISA_(neon, , float32x4_t, 4, vdupq_n_f32(0.0f), vld1q_f32, vst1q_f32, vdupq_n_f32,
+           RT_FC_NEON_FMA_)
+#endif
+#if RT_SGEMM_HAVE_C
+#define RT_FC_C_LOAD_(q) (*(q))
+#define RT_FC_C_STORE_(q, v) (*(q) = (v))
+#define RT_FC_C_SET1_(x) (x)
+#define RT_FC_C_FMA_(s, w, acc) ((acc) + (s) * (w))
+RT_FC_ISA_(c, , float, 1, 0.0f, RT_FC_C_LOAD_, RT_FC_C_STORE_, RT_FC_C_SET1_, RT_FC_C_FMA_)
+#endif
+
+RT_FN void rt_gemm_fc(const struct rt_gemm *p,
+                      int isa,         /* RT_SGEMM_ISA_* the weights were packed for */
+                      const float *a,  /* [M, K], or [K, M] if transA */
+                      const float *bp, /* B packed by rt_gemm_fc_pack for isa */
+                      const float *c,  /* C[m, n] at c[m*c_sm + n*c_sn], or NULL */
+                      float *y)        /* out: [M, N] */
+{
+#ifdef RT_SGEMM_ISA
+	isa = RT_SGEMM_ISA; /* generated code has this one kernel */
+#endif
+	switch (isa) {
+#if RT_SGEMM_HAVE_AVX512
+	case RT_SGEMM_ISA_AVX512: rt_gemm_fc_avx512(p, a, bp, c, y); break;
+#endif
+#if RT_SGEMM_HAVE_AVX2
+	case RT_SGEMM_ISA_AVX2: rt_gemm_fc_avx2(p, a, bp, c, y); break;
+#endif
+#if RT_SGEMM_HAVE_NEON
+	case RT_SGEMM_ISA_NEON: rt_gemm_fc_neon(p, a, bp, c, y); break;
+#endif
+#if RT_SGEMM_HAVE_C
+	default: rt_gemm_fc_c(p, a, bp, c, y); break;
+#else
+	default: break;
+#endif
+	}
+}
