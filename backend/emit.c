@@ -244,6 +244,10 @@ struct layer {
 			int *offset; /* [n_args - 1] */
 		} concat;
 		struct rt_transpose transpose;
+		struct {
+			struct rt_transpose t;
+			int64_t x_offset; /* x element of y[0] */
+		} strided;          /* Slice, Expand, Tile: rt_transpose from x + x_offset */
 		struct rt_pad pad;
 		struct {
 			int op; /* enum rt_reduce_op */
@@ -1419,6 +1423,54 @@ static int plan_transpose(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* y, dense over dims[rank], read from x (the layer's first argument) as
+ *   y[i] = x[x_offset + sum(i[d] * sx[d])]
+ * with any strides (negative for a reversed Slice, 0 where Expand
+ * broadcasts): rt_transpose from x + x_offset. */
+static int plan_strided(struct plan *p, struct layer *l, int rank, int64_t *dims, int64_t *sx,
+                        int64_t x_offset)
+{
+	struct node *n = l->node;
+	int64_t strides[1][IR_MAX_RANK];
+	memcpy(strides[0], sx, (size_t)rank * sizeof *sx);
+	int r = merge_dims(rank, dims, 1, strides);
+	if (!fits_int(p, n, ir_numel(n->inputs[0]), "size") ||
+	    !fits_int(p, n, ir_numel(n->outputs[0]), "size"))
+		return -1;
+	struct rt_transpose *t = &l->u.strided.t;
+	t->rank = r;
+	for (int k = 0; k < r; k++) {
+		t->dims[k] = (int)dims[k];
+		t->sx[k] = (int)strides[0][k];
+	}
+	l->u.strided.x_offset = x_offset;
+	l->unit = RT_UNIT_TRANSPOSE;
+	l->kernel = "rt_transpose";
+	add_arg(l, n->inputs[0], "x");
+	return 0;
+}
+
+/* Slice in canonical form: y[i] = x[starts + i * steps]. */
+static int plan_slice(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const int64_t *starts, *steps;
+	if (ir_attr_ints(n, "starts", &starts) != x->rank ||
+	    ir_attr_ints(n, "steps", &steps) != x->rank || y->rank != x->rank) {
+		diag_error(p->d, n, "Slice is not in canonical form");
+		return -1;
+	}
+	int64_t dims[IR_MAX_RANK], sx[IR_MAX_RANK], s = 1, base = 0;
+	for (int k = x->rank - 1; k >= 0; k--) {
+		dims[k] = y->dims[k];
+		sx[k] = steps[k] * s;
+		base += starts[k] * s;
+		s *= x->dims[k];
+	}
+	return plan_strided(p, l, x->rank, dims, sx, base);
+}
+
 static int plan_pad(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -1614,6 +1666,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_CONCAT: rc = plan_concat(p, l); break;
 	case OP_TRANSPOSE: rc = plan_transpose(p, l); break;
 	case OP_PAD: rc = plan_pad(p, l); break;
+	case OP_SLICE: rc = plan_slice(p, l); break;
 	case OP_LAYOUT: rc = plan_layout(p, l); break;
 	default:
 		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
@@ -2598,6 +2651,17 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "/* y's dims (size-1 dims dropped, contiguous ones merged), x's strides */");
 		print_struct_fields(e, "struct rt_transpose p", buf);
 		emit_line(e, "rt_transpose(&p, x, y);");
+		break;
+	}
+	case OP_SLICE: {
+		const struct rt_transpose *t = &l->u.strided.t;
+		ints_str(f[0], sizeof f[0], t->dims, t->rank);
+		ints_str(f[1], sizeof f[1], t->sx, t->rank);
+		snprintf(buf, sizeof buf, ".rank = %d, .dims = %s, .sx = %s", t->rank, f[0], f[1]);
+		emit_line(e, "/* y's dims (size-1 dims dropped, contiguous ones merged), x's strides */");
+		print_struct_fields(e, "struct rt_transpose p", buf);
+		emit_line(e, "rt_transpose(&p, x + %lld, y); /* from x's element %lld */",
+		          (long long)l->u.strided.x_offset, (long long)l->u.strided.x_offset);
 		break;
 	}
 	case OP_PAD: {

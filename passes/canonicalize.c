@@ -284,6 +284,7 @@ static int data_inputs(const struct node *n)
 	switch (n->op) {
 	case OP_CLIP:
 	case OP_PAD:
+	case OP_SLICE:
 	case OP_FLATTEN:
 	case OP_RESHAPE:
 	case OP_SQUEEZE:
@@ -772,6 +773,98 @@ static int canon_transpose(struct graph *g, struct node *n, struct diag *d)
 		}
 	}
 	put_ints(g, n, "perm", rank, perm);
+	return 0;
+}
+
+/* A constant int list operand (input index, 1-D or scalar) read into v[max];
+ * the count, or -1 after reporting. */
+static int const_list(struct diag *d, struct node *n, int index, const char *what, int64_t *v,
+                      int max)
+{
+	const struct tensor *t = n->inputs[index];
+	if (!t->data || !is_integer_dtype(t->dtype) || ir_numel(t) > max) {
+		diag_error(d, n, "%s '%s' must be a constant list of at most %d integers", what,
+		           t->name, max);
+		return -1;
+	}
+	for (int64_t i = 0; i < ir_numel(t); i++)
+		v[i] = (int64_t)const_elem(t, i);
+	return (int)ir_numel(t);
+}
+
+/* Slice on an activation becomes one input and two full-rank attributes:
+ * starts[d], the x index of y's first element along d, and steps[d] (1 for
+ * an axis not sliced), so y[i] = x[starts + i * steps]. The rules are
+ * Slice-13's as in infer_shapes.c: negative starts/ends count from the back
+ * and clamp to [0, dim] (positive step) or [0, dim - 1] (negative step). */
+static int canon_slice(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0];  /* any shape */
+	const struct tensor *y = n->outputs[0]; /* x's rank, the sliced lengths */
+	int rank = x->rank, ns;
+	int64_t starts[IR_MAX_RANK], axes[IR_MAX_RANK], steps[IR_MAX_RANK];
+	int64_t first[IR_MAX_RANK] = {0}, step[IR_MAX_RANK];
+	if (n->n_inputs > 1) { /* Slice-10+ */
+		ns = const_list(d, n, 1, "starts", starts, IR_MAX_RANK);
+		if (ns < 0)
+			return 1;
+		int na = ns, nst = ns;
+		if (n->n_inputs > 3 && n->inputs[3])
+			na = const_list(d, n, 3, "axes", axes, IR_MAX_RANK);
+		else
+			for (int i = 0; i < ns; i++)
+				axes[i] = i;
+		if (n->n_inputs > 4 && n->inputs[4])
+			nst = const_list(d, n, 4, "steps", steps, IR_MAX_RANK);
+		else
+			for (int i = 0; i < ns; i++)
+				steps[i] = 1;
+		if (na < 0 || nst < 0)
+			return 1;
+		if (na != ns || nst != ns) {
+			diag_error(d, n, "starts, axes and steps differ in length");
+			return 1;
+		}
+	} else { /* Slice-1: attributes, step 1 */
+		const int64_t *v;
+		ns = get_ints(d, n, "starts", &v);
+		if (ns < 0 || ns > IR_MAX_RANK) {
+			diag_error(d, n, "attribute 'starts' is required");
+			return 1;
+		}
+		memcpy(starts, v, (size_t)ns * sizeof *v);
+		const int64_t *va;
+		int na = get_ints(d, n, "axes", &va);
+		for (int i = 0; i < ns; i++) {
+			axes[i] = na == ns ? va[i] : i;
+			steps[i] = 1;
+		}
+		get_ints(d, n, "ends", &v); /* already in y's shape */
+	}
+	for (int i = 0; i < rank; i++)
+		step[i] = 1;
+	for (int i = 0; i < ns; i++) {
+		if (normalize_axis(d, n, &axes[i], rank))
+			return 1;
+		int64_t dim = x->dims[axes[i]], b = starts[i] < 0 ? starts[i] + dim : starts[i];
+		if (steps[i] > 0)
+			b = b < 0 ? 0 : b > dim ? dim : b;
+		else
+			b = b < 0 ? 0 : b > dim - 1 ? dim - 1 : b;
+		first[axes[i]] = b;
+		step[axes[i]] = steps[i];
+	}
+	for (int i = 0; i < rank; i++) {
+		int64_t last = first[i] + (y->dims[i] - 1) * step[i];
+		if (y->dims[i] > 0 && (last < 0 || last >= x->dims[i])) {
+			diag_error(d, n, "internal error: slice of axis %d leaves [0, %" PRId64 ")", i,
+			           x->dims[i]);
+			return 1;
+		}
+	}
+	put_ints(g, n, "starts", rank, first);
+	put_ints(g, n, "steps", rank, step);
+	n->n_inputs = 1;
 	return 0;
 }
 
@@ -1302,7 +1395,6 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_SHAPE:
 	case OP_GATHER:
 	case OP_CAST:
-	case OP_SLICE:
 	case OP_CONSTANT_OF_SHAPE:
 		diag_error(d, n, "%s on non-constant input is not supported", ir_op_names[n->op]);
 		return 1;
@@ -1345,6 +1437,7 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_UNSQUEEZE: err += canon_view(g, n, d); break;
 	case OP_TRANSPOSE: err += canon_transpose(g, n, d); break;
 	case OP_PAD: err += canon_pad(g, n, d); break;
+	case OP_SLICE: err += canon_slice(g, n, d); break;
 	case OP_ELU:
 	case OP_SELU:
 	case OP_CELU:

@@ -1964,3 +1964,30 @@ Test(emit_ops, math_reduce_normalize)
 	free_all(want, 5);
 	ir_graph_free(g);
 }
+
+/* Slice in canonical form (full-rank starts and steps), reversed on one axis
+ * and strided on another, compiled and run: the generated rt_transpose
+ * starts at x's element starts and walks x with the signed strides. */
+Test(emit_ops, slice_negative_and_positive_steps)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(3, 4, 5));
+	struct tensor *y = act(g, "y", SHAPE(2, 4, 2));
+	struct node *s = node(g, OP_SLICE, NULL, INS(x), y);
+	a_ints(g, s, "starts", 3, (const int64_t[]){2, 0, 1});
+	a_ints(g, s, "steps", 3, (const int64_t[]){-1, 1, 3});
+	output(g, y);
+	plan_by_hand(g);
+
+	float *in[1], *want[1];
+	make_inputs(g, in);
+	want[0] = alloc_out(y);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 4; j++)
+			for (int k = 0; k < 2; k++)
+				want[0][(i * 4 + j) * 2 + k] = in[0][((2 - i) * 4 + j) * 5 + 1 + 3 * k];
+	check_model(g, WEIGHTS_CARRAY, in, want, 0.0);
+	free_all(in, 1);
+	free_all(want, 1);
+	ir_graph_free(g);
+}

@@ -1929,3 +1929,39 @@ Test(canonicalize, layer_norm_mean_output_computed_by_reduce_mean)
 	cr_assert_eq(count_op(g, OP_RECIPROCAL), 0); /* InvStdDev is not read */
 	ir_graph_free(g);
 }
+
+/* Slice on an activation keeps one input; starts become the x index of y's
+ * first element on every axis (clamped, negative ones counted from the back)
+ * and steps cover every axis, 1 where not sliced. */
+Test(canonicalize, slice_becomes_full_rank_starts_and_steps)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t starts[2] = {-1, 9}, ends[2] = {0, -100}, axes[2] = {2, 0},
+	                     steps[2] = {-2, -1};
+	struct tensor *x = input(g, act(g, "x", SHAPE(3, 4, 5)));
+	/* axis 2: 4, 2 (ends 0 exclusive); axis 0: 9 clamps to 2, down to -1: 2, 1, 0 */
+	struct tensor *y = output(g, act(g, "y", SHAPE(3, 4, 2)));
+	struct node *n = node(g, OP_SLICE, "s",
+	                      INS(x, cst_i64(g, "b", starts, SHAPE(2)), cst_i64(g, "e", ends, SHAPE(2)),
+	                          cst_i64(g, "a", axes, SHAPE(2)), cst_i64(g, "t", steps, SHAPE(2))),
+	                      y);
+	canonicalize_ok(g);
+	cr_assert_eq(n->n_inputs, 1);
+	assert_ints(n, "starts", 3, (const int64_t[]){2, 0, 4});
+	assert_ints(n, "steps", 3, (const int64_t[]){-1, 1, -2});
+	ir_graph_free(g);
+}
+
+Test(canonicalize, slice_with_computed_starts_refused)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t ends[1] = {2};
+	struct tensor *x = input(g, act(g, "x", SHAPE(4)));
+	struct tensor *b = input(g, typed(g, "b", DTYPE_I64, SHAPE(1)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(2)));
+	node(g, OP_SLICE, "s", INS(x, b, cst_i64(g, "e", ends, SHAPE(1))), y);
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 's' (Slice): starts 'b' must be a constant"), "%s", msg);
+	free(msg);
+	ir_graph_free(g);
+}
