@@ -1434,6 +1434,11 @@ static int plan_strided(struct plan *p, struct layer *l, int rank, int64_t *dims
 	int64_t strides[1][IR_MAX_RANK];
 	memcpy(strides[0], sx, (size_t)rank * sizeof *sx);
 	int r = merge_dims(rank, dims, 1, strides);
+	if (r > RT_MAX_RANK) {
+		diag_error(p->d, n, "needs a %d-D strided copy; at most %d-D is supported", r,
+		           RT_MAX_RANK);
+		return -1;
+	}
 	if (!fits_int(p, n, ir_numel(n->inputs[0]), "size") ||
 	    !fits_int(p, n, ir_numel(n->outputs[0]), "size"))
 		return -1;
@@ -1469,6 +1474,53 @@ static int plan_slice(struct plan *p, struct layer *l)
 		s *= x->dims[k];
 	}
 	return plan_strided(p, l, x->rank, dims, sx, base);
+}
+
+/* Expand: x read broadcast to y's shape, stride 0 on the broadcast dims. */
+static int plan_expand(struct plan *p, struct layer *l)
+{
+	struct tensor *x = l->node->inputs[0], *y = l->node->outputs[0];
+	int64_t dims[IR_MAX_RANK], sx[IR_MAX_RANK];
+	if (bcast_strides(y->rank, y->dims, x->rank, x->dims, sx) < 0) {
+		diag_error(p->d, l->node, "%s does not broadcast to %s", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	memcpy(dims, y->dims, (size_t)y->rank * sizeof *dims);
+	return plan_strided(p, l, y->rank, dims, sx, 0);
+}
+
+/* Tile: output dim d, of size repeats[d] * x dim d, is read as the pair
+ * (repeat, index) row-major, so y is dense over [r0, d0, r1, d1, ...] with x
+ * strides [0, s0, 0, s1, ...]; the pairs' dims of size 1 are left out. */
+static int plan_tile(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	int64_t dims[2 * IR_MAX_RANK], sx[2 * IR_MAX_RANK], s = 1;
+	int r = 2 * IR_MAX_RANK; /* filled from the back */
+	for (int k = x->rank - 1; k >= 0; k--) {
+		if (x->dims[k] == 0 || y->dims[k] % x->dims[k]) {
+			diag_error(p->d, n, "%s is not a tiling of %s", shape_str(p, y), shape_str(p, x));
+			return -1;
+		}
+		if (x->dims[k] != 1) {
+			dims[--r] = x->dims[k];
+			sx[r] = s;
+		}
+		if (y->dims[k] != x->dims[k]) {
+			dims[--r] = y->dims[k] / x->dims[k];
+			sx[r] = 0;
+		}
+		s *= x->dims[k];
+	}
+	if (2 * IR_MAX_RANK - r > IR_MAX_RANK) {
+		diag_error(p->d, n, "tiling %s into %s needs a %d-D strided copy; at most %d-D is "
+		           "supported", shape_str(p, x), shape_str(p, y), 2 * IR_MAX_RANK - r,
+		           IR_MAX_RANK);
+		return -1;
+	}
+	return plan_strided(p, l, 2 * IR_MAX_RANK - r, dims + r, sx + r, 0);
 }
 
 static int plan_pad(struct plan *p, struct layer *l)
@@ -1667,6 +1719,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_TRANSPOSE: rc = plan_transpose(p, l); break;
 	case OP_PAD: rc = plan_pad(p, l); break;
 	case OP_SLICE: rc = plan_slice(p, l); break;
+	case OP_EXPAND: rc = plan_expand(p, l); break;
+	case OP_TILE: rc = plan_tile(p, l); break;
 	case OP_LAYOUT: rc = plan_layout(p, l); break;
 	default:
 		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
@@ -2653,7 +2707,9 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "rt_transpose(&p, x, y);");
 		break;
 	}
-	case OP_SLICE: {
+	case OP_SLICE:
+	case OP_EXPAND:
+	case OP_TILE: {
 		const struct rt_transpose *t = &l->u.strided.t;
 		ints_str(f[0], sizeof f[0], t->dims, t->rank);
 		ints_str(f[1], sizeof f[1], t->sx, t->rank);

@@ -285,6 +285,9 @@ static int data_inputs(const struct node *n)
 	case OP_CLIP:
 	case OP_PAD:
 	case OP_SLICE:
+	case OP_EXPAND:
+	case OP_TILE:
+	case OP_SPLIT:
 	case OP_FLATTEN:
 	case OP_RESHAPE:
 	case OP_SQUEEZE:
@@ -833,11 +836,13 @@ static int canon_slice(struct graph *g, struct node *n, struct diag *d)
 			return 1;
 		}
 		memcpy(starts, v, (size_t)ns * sizeof *v);
-		const int64_t *va;
+		const int64_t *va, *vs;
 		int na = get_ints(d, n, "axes", &va);
+		/* steps: only in dnncc's canonical form, which is a fixed point */
+		int nst = get_ints(d, n, "steps", &vs);
 		for (int i = 0; i < ns; i++) {
 			axes[i] = na == ns ? va[i] : i;
-			steps[i] = 1;
+			steps[i] = nst == ns ? vs[i] : 1;
 		}
 		get_ints(d, n, "ends", &v); /* already in y's shape */
 	}
@@ -865,6 +870,39 @@ static int canon_slice(struct graph *g, struct node *n, struct diag *d)
 	put_ints(g, n, "starts", rank, first);
 	put_ints(g, n, "steps", rank, step);
 	n->n_inputs = 1;
+	return 0;
+}
+
+/* Split becomes one Slice per output, each in canonical form (starts at
+ * the part's offset along axis, steps 1): the node itself computes output 0,
+ * the others are inserted behind it. infer_shapes checked the sizes. */
+static int canon_split(struct graph *g, struct node *n, struct diag *d)
+{
+	struct tensor *x = n->inputs[0]; /* [..., dim(axis), ...] */
+	int rank = x->rank, m = n->n_outputs;
+	int64_t axis = get_int(d, n, "axis", 0);
+	if (normalize_axis(d, n, &axis, rank))
+		return 1;
+	const int64_t *unused;
+	get_ints(d, n, "split", &unused); /* the sizes are the outputs' dims now */
+	get_int(d, n, "num_outputs", 0);
+	int64_t starts[IR_MAX_RANK] = {0}, steps[IR_MAX_RANK];
+	for (int i = 0; i < rank; i++)
+		steps[i] = 1;
+	struct tensor **outs = arena_memdup(&g->arena, n->outputs, (size_t)m * sizeof *outs);
+	struct node *prev = n;
+	for (int k = 0; k < m; k++) {
+		struct node *s = n;
+		if (k > 0)
+			s = prev = insert_node_after(g, prev, OP_SLICE, unique_node_name(g, n->name), 1,
+			                             &x, 1, &outs[k]);
+		put_ints(g, s, "starts", rank, starts);
+		put_ints(g, s, "steps", rank, steps);
+		starts[axis] += outs[k]->dims[axis];
+	}
+	n->op = OP_SLICE;
+	n->n_inputs = 1;
+	n->n_outputs = 1;
 	return 0;
 }
 
@@ -1438,6 +1476,9 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_TRANSPOSE: err += canon_transpose(g, n, d); break;
 	case OP_PAD: err += canon_pad(g, n, d); break;
 	case OP_SLICE: err += canon_slice(g, n, d); break;
+	case OP_SPLIT: err += canon_split(g, n, d); break;
+	case OP_EXPAND:
+	case OP_TILE: n->n_inputs = 1; break; /* the output's shape says it all */
 	case OP_ELU:
 	case OP_SELU:
 	case OP_CELU:

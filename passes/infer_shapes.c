@@ -1731,6 +1731,130 @@ static int infer_slice(struct ctx *c, struct node *n)
 	return 0;
 }
 
+/* Expand (https://onnx.ai/onnx/operators/onnx__Expand.html): x broadcast
+ * with the constant shape, numpy rules, so a 1 in shape keeps x's dim. */
+static int infer_expand(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 2, 1))
+		return -1;
+	int64_t shape[IR_MAX_RANK], dims[IR_MAX_RANK];
+	int k = const_ints(c, n, 1, "shape", shape, IR_MAX_RANK), r, bad;
+	if (k < 0)
+		return -1;
+	struct tensor *x = n->inputs[0];
+	if (broadcast_dims(x->rank, x->dims, k, shape, &r, dims, &bad)) {
+		diag_error(c->d, n, "shape %s does not broadcast with %s", DIMS(k, shape), SHAPE(x));
+		return -1;
+	}
+	return set_out(c, n, 0, x->dtype, r, dims);
+}
+
+/* Tile (https://onnx.ai/onnx/operators/onnx__Tile.html): dim d of x
+ * repeated repeats[d] times, repeats a constant list of x's rank. */
+static int infer_tile(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 2, 1))
+		return -1;
+	int64_t rep[IR_MAX_RANK], dims[IR_MAX_RANK];
+	int k = const_ints(c, n, 1, "repeats", rep, IR_MAX_RANK);
+	if (k < 0)
+		return -1;
+	struct tensor *x = n->inputs[0];
+	if (k != x->rank) {
+		diag_error(c->d, n, "repeats has %d values, expected one per dim of %s", k, SHAPE(x));
+		return -1;
+	}
+	for (int i = 0; i < k; i++) {
+		if (rep[i] < 0 || rep[i] > MAX_ELEMS) {
+			diag_error(c->d, n, "repeats[%d] is %lld, out of range", i, (long long)rep[i]);
+			return -1;
+		}
+		dims[i] = x->dims[i] * rep[i];
+	}
+	return set_out(c, n, 0, x->dtype, k, dims);
+}
+
+/* Split (https://onnx.ai/onnx/operators/onnx__Split.html) along axis: the
+ * sizes come from the split attribute (before opset 13) or constant input 1;
+ * else from num_outputs (opset 18; the last part is smaller when the dim is
+ * not a multiple) or the output count (equal parts). Every output is set. */
+static int infer_split(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 2, INT_MAX))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int ax;
+	if (norm_axis(c, n, "axis", ir_attr_int(n, "axis", 0), x->rank, &ax))
+		return -1;
+	int m = n->n_outputs;
+	for (int i = 0; i < m; i++) {
+		if (!n->outputs[i]) {
+			diag_error(c->d, n, "output %d is missing", i);
+			return -1;
+		}
+	}
+	int64_t *sizes = arena_alloc(&c->g->arena, (size_t)m * sizeof *sizes);
+	int k = -2;
+	if (in(n, 1)) {
+		k = const_ints(c, n, 1, "split", sizes, m);
+	} else {
+		struct attr *a = ir_attr(n, "split");
+		if (a && (a->kind != ATTR_INTS || a->n > m)) {
+			diag_error(c->d, n, "attribute 'split' must list one size per output (%d)", m);
+			return -1;
+		}
+		if (a)
+			for (k = 0; k < a->n; k++)
+				sizes[k] = a->ints[k];
+	}
+	if (k == -1)
+		return -1;
+	int64_t dim = x->dims[ax], sum = 0;
+	if (k == -2) {
+		int64_t parts = ir_attr_int(n, "num_outputs", m);
+		if (parts != m) {
+			diag_error(c->d, n, "num_outputs is %lld but the node has %d outputs",
+			           (long long)parts, m);
+			return -1;
+		}
+		int64_t chunk = (dim + m - 1) / m;
+		if (!ir_attr(n, "num_outputs") && dim % m) {
+			diag_error(c->d, n, "axis %d of %s does not split into %d equal parts", ax,
+			           SHAPE(x), m);
+			return -1;
+		}
+		for (k = 0; k < m; k++) {
+			sizes[k] = chunk < dim - sum ? chunk : dim - sum;
+			sum += sizes[k];
+		}
+	} else {
+		if (k != m) {
+			diag_error(c->d, n, "split lists %d sizes for %d outputs", k, m);
+			return -1;
+		}
+		for (int i = 0; i < m; i++) {
+			if (sizes[i] < 0) {
+				diag_error(c->d, n, "split[%d] is negative", i);
+				return -1;
+			}
+			sum += sizes[i];
+		}
+	}
+	if (sum != dim) {
+		diag_error(c->d, n, "split sizes add up to %lld, axis %d of %s is %lld",
+		           (long long)sum, ax, SHAPE(x), (long long)dim);
+		return -1;
+	}
+	int64_t dims[IR_MAX_RANK];
+	memcpy(dims, x->dims, sizeof dims);
+	for (int i = 0; i < m; i++) {
+		dims[ax] = sizes[i];
+		if (set_out(c, n, i, x->dtype, x->rank, dims))
+			return -1;
+	}
+	return 0;
+}
+
 /* ConstantOfShape: a tensor of the given (constant) shape filled with the one
  * element of `value` (default float32 0). It is always materialised. */
 static int infer_constant_of_shape(struct ctx *c, struct node *n)
@@ -2007,6 +2131,9 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_GATHER: return infer_gather(c, n);
 	case OP_CAST: return infer_cast(c, n);
 	case OP_SLICE: return infer_slice(c, n);
+	case OP_EXPAND: return infer_expand(c, n);
+	case OP_TILE: return infer_tile(c, n);
+	case OP_SPLIT: return infer_split(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
 	case OP_LAYOUT: break; /* inserted later, by select */
 	case OP_ACT_GRAD:

@@ -1991,3 +1991,37 @@ Test(emit_ops, slice_negative_and_positive_steps)
 	free_all(want, 1);
 	ir_graph_free(g);
 }
+
+/* Expand (a broadcast dim and a new leading dim) and Tile (repeats on a
+ * middle and the last dim, one of 1), compiled and run: both are
+ * rt_transpose reading x with stride 0 where values repeat. */
+Test(emit_ops, expand_and_tile)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(3, 1, 2));
+	struct tensor *ye = act(g, "ye", SHAPE(2, 3, 4, 2));
+	struct tensor *yt = act(g, "yt", SHAPE(3, 2, 6));
+	node(g, OP_EXPAND, NULL, INS(x), ye);
+	node(g, OP_TILE, NULL, INS(x), yt);
+	output(g, ye);
+	output(g, yt);
+	plan_by_hand(g);
+
+	float *in[1], *want[2];
+	make_inputs(g, in);
+	want[0] = alloc_out(ye);
+	want[1] = alloc_out(yt);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 3; b++)
+			for (int c = 0; c < 4; c++)
+				for (int k = 0; k < 2; k++)
+					want[0][((a * 3 + b) * 4 + c) * 2 + k] = in[0][b * 2 + k];
+	for (int b = 0; b < 3; b++)
+		for (int c = 0; c < 2; c++)
+			for (int k = 0; k < 6; k++)
+				want[1][(b * 2 + c) * 6 + k] = in[0][b * 2 + k % 2];
+	check_model(g, WEIGHTS_CARRAY, in, want, 0.0);
+	free_all(in, 1);
+	free_all(want, 2);
+	ir_graph_free(g);
+}

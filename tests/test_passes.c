@@ -1965,3 +1965,40 @@ Test(canonicalize, slice_with_computed_starts_refused)
 	free(msg);
 	ir_graph_free(g);
 }
+
+/* Split becomes one canonical Slice per output, at the running offset along
+ * the (negative) axis; infer_shapes gives the parts from the split input. */
+Test(canonicalize, split_becomes_slices)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t split[3] = {1, 3, 2};
+	struct tensor *x = input(g, act(g, "x", SHAPE(2, 6)));
+	struct tensor *y[3];
+	for (int i = 0; i < 3; i++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "y%d", i);
+		y[i] = output(g, act(g, nm, SHAPE(2, 1)));
+	}
+	struct node *n = ir_add_node(g, OP_SPLIT, "sp", 2,
+	                             (struct tensor *[]){x, cst_i64(g, "s", split, SHAPE(3))}, 3, y);
+	set_int(g, n, "axis", -1);
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, "m.onnx", stderr);
+	cr_assert_eq(pass_infer_shapes(g, &opt, &d), 0);
+	assert_dims(y[1], 2, (const int64_t[]){2, 3});
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_SPLIT), 0);
+	cr_assert_eq(count_op(g, OP_SLICE), 3);
+	static const int64_t want0[2] = {0, 0}, want1[2] = {0, 1}, want2[2] = {0, 4};
+	const int64_t *const want[3] = {want0, want1, want2};
+	for (int i = 0; i < 3; i++) {
+		struct node *s = y[i]->producer;
+		cr_assert_eq(s->op, OP_SLICE);
+		cr_assert_eq(s->n_inputs, 1);
+		cr_assert_eq(s->inputs[0], x);
+		assert_ints(s, "starts", 2, want[i]);
+		assert_ints(s, "steps", 2, (const int64_t[]){1, 1});
+	}
+	ir_graph_free(g);
+}
