@@ -1523,6 +1523,36 @@ static int plan_tile(struct plan *p, struct layer *l)
 	return plan_strided(p, l, 2 * IR_MAX_RANK - r, dims + r, sx + r, 0);
 }
 
+/* DepthToSpace and SpaceToDepth (x, y [N, C, H, W], blocksize b) as
+ * strided copies over 6-D views of y, after the reshape and transpose of
+ * the ONNX operator pages:
+ *   DepthToSpace DCR: y [N, C', H, b1, W, b2] = x[N, (b1 * b + b2) * C' + c', H, W]
+ *   DepthToSpace CRD: y [N, C', H, b1, W, b2] = x[N, c' * b^2 + b1 * b + b2, H, W]
+ *   SpaceToDepth:     y [N, b1, b2, C, H', W'] = x[N, C, h' * b + b1, w' * b + b2]
+ * with C' = C / b^2 and y's channel (b1 * b + b2) * C + c for SpaceToDepth. */
+static int plan_depth_space(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0];
+	int64_t b = ir_attr_int(n, "blocksize", 1);
+	int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], HW = H * W;
+	int64_t dims[6], sx[6];
+	if (n->op == OP_SPACE_TO_DEPTH) {
+		int64_t d[6] = {N, b, b, C, H / b, W / b}, s[6] = {C * HW, W, 1, HW, b * W, b};
+		memcpy(dims, d, sizeof d);
+		memcpy(sx, s, sizeof s);
+	} else {
+		int64_t Co = C / (b * b);
+		int crd = strcmp(ir_attr_string(n, "mode", "DCR"), "CRD") == 0;
+		int64_t d[6] = {N, Co, H, b, W, b};
+		int64_t s[6] = {C * HW, crd ? b * b * HW : HW, W, crd ? b * HW : b * Co * HW, 1,
+		                crd ? HW : Co * HW};
+		memcpy(dims, d, sizeof d);
+		memcpy(sx, s, sizeof s);
+	}
+	return plan_strided(p, l, 6, dims, sx, 0);
+}
+
 static int plan_pad(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -1721,6 +1751,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_SLICE: rc = plan_slice(p, l); break;
 	case OP_EXPAND: rc = plan_expand(p, l); break;
 	case OP_TILE: rc = plan_tile(p, l); break;
+	case OP_DEPTH_TO_SPACE:
+	case OP_SPACE_TO_DEPTH: rc = plan_depth_space(p, l); break;
 	case OP_LAYOUT: rc = plan_layout(p, l); break;
 	default:
 		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
@@ -2709,7 +2741,9 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	}
 	case OP_SLICE:
 	case OP_EXPAND:
-	case OP_TILE: {
+	case OP_TILE:
+	case OP_DEPTH_TO_SPACE:
+	case OP_SPACE_TO_DEPTH: {
 		const struct rt_transpose *t = &l->u.strided.t;
 		ints_str(f[0], sizeof f[0], t->dims, t->rank);
 		ints_str(f[1], sizeof f[1], t->sx, t->rank);

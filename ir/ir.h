@@ -186,6 +186,8 @@ enum layout {
 	X(OP_EXPAND, "Expand")                                \
 	X(OP_TILE, "Tile")                                    \
 	X(OP_SPLIT, "Split")                                  \
+	X(OP_DEPTH_TO_SPACE, "DepthToSpace")                  \
+	X(OP_SPACE_TO_DEPTH, "SpaceToDepth")                  \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
 	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \

@@ -1479,6 +1479,19 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_SPLIT: err += canon_split(g, n, d); break;
 	case OP_EXPAND:
 	case OP_TILE: n->n_inputs = 1; break; /* the output's shape says it all */
+	case OP_SPACE_TO_DEPTH: get_int(d, n, "blocksize", 1); break; /* checked by infer_shapes */
+	case OP_DEPTH_TO_SPACE: {
+		get_int(d, n, "blocksize", 1);
+		/* DCR (the default) or CRD, written back so emission need not guess */
+		const char *mode = get_string(d, n, "mode", "DCR");
+		if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0) {
+			diag_error(d, n, "DepthToSpace mode '%s' is not supported (DCR or CRD)", mode);
+			err++;
+		} else {
+			put_string(g, n, "mode", mode);
+		}
+		break;
+	}
 	case OP_ELU:
 	case OP_SELU:
 	case OP_CELU:

@@ -1855,6 +1855,45 @@ static int infer_split(struct ctx *c, struct node *n)
 	return 0;
 }
 
+/* DepthToSpace and SpaceToDepth on [N, C, H, W] with blocksize b:
+ * [N, C / b^2, H * b, W * b] and [N, C * b^2, H / b, W / b]. */
+static int infer_depth_space(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 1, 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int64_t b = ir_attr_int(n, "blocksize", 0);
+	if (x->rank != 4) {
+		diag_error(c->d, n, "input %s must be [N, C, H, W]", SHAPE(x));
+		return -1;
+	}
+	if (b < 1 || b > 4096) {
+		diag_error(c->d, n, "blocksize %lld is missing or out of range", (long long)b);
+		return -1;
+	}
+	int64_t dims[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
+	if (n->op == OP_DEPTH_TO_SPACE) {
+		if (dims[1] % (b * b)) {
+			diag_error(c->d, n, "channels of %s are not a multiple of blocksize^2 = %lld",
+			           SHAPE(x), (long long)(b * b));
+			return -1;
+		}
+		dims[1] /= b * b;
+		dims[2] *= b;
+		dims[3] *= b;
+	} else {
+		if (dims[2] % b || dims[3] % b) {
+			diag_error(c->d, n, "H and W of %s are not multiples of blocksize %lld", SHAPE(x),
+			           (long long)b);
+			return -1;
+		}
+		dims[1] *= b * b;
+		dims[2] /= b;
+		dims[3] /= b;
+	}
+	return set_out(c, n, 0, x->dtype, 4, dims);
+}
+
 /* ConstantOfShape: a tensor of the given (constant) shape filled with the one
  * element of `value` (default float32 0). It is always materialised. */
 static int infer_constant_of_shape(struct ctx *c, struct node *n)
@@ -2134,6 +2173,8 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_EXPAND: return infer_expand(c, n);
 	case OP_TILE: return infer_tile(c, n);
 	case OP_SPLIT: return infer_split(c, n);
+	case OP_DEPTH_TO_SPACE:
+	case OP_SPACE_TO_DEPTH: return infer_depth_space(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
 	case OP_LAYOUT: break; /* inserted later, by select */
 	case OP_ACT_GRAD:

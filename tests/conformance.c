@@ -96,7 +96,7 @@ static const char *const in_scope_ops[] = {
 	"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
 	"ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
 	"LayerNormalization", "InstanceNormalization", "MeanVarianceNormalization", "Hardmax",
-	"Slice", "Split", "Expand", "Tile",
+	"Slice", "Split", "Expand", "Tile", "DepthToSpace", "SpaceToDepth",
 };
 
 static const char *const test_sets[] = {"node", "pytorch-converted"};

@@ -2002,3 +2002,21 @@ Test(canonicalize, split_becomes_slices)
 	}
 	ir_graph_free(g);
 }
+
+/* DepthToSpace's mode is written back (DCR by default); others are refused. */
+Test(canonicalize, depth_to_space_mode)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 8, 2, 3)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 2, 4, 6)));
+	struct node *n = node(g, OP_DEPTH_TO_SPACE, "d2s", INS(x), y);
+	set_int(g, n, "blocksize", 2);
+	canonicalize_ok(g);
+	cr_assert_str_eq(ir_attr_string(n, "mode", ""), "DCR");
+	set_string(g, n, "mode", "RCD");
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 'd2s' (DepthToSpace): DepthToSpace mode 'RCD' is not supported"),
+	          "%s", msg);
+	free(msg);
+	ir_graph_free(g);
+}
