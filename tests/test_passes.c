@@ -2013,6 +2013,13 @@ Test(canonicalize, depth_to_space_mode)
 	set_int(g, n, "blocksize", 2);
 	canonicalize_ok(g);
 	cr_assert_str_eq(ir_attr_string(n, "mode", ""), "DCR");
+	ir_graph_free(g);
+
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 8, 2, 3)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 4, 6)));
+	n = node(g, OP_DEPTH_TO_SPACE, "d2s", INS(x), y);
+	set_int(g, n, "blocksize", 2);
 	set_string(g, n, "mode", "RCD");
 	char *msg = canonicalize_fails(g, NULL);
 	cr_assert(strstr(msg, "node 'd2s' (DepthToSpace): DepthToSpace mode 'RCD' is not supported"),
