@@ -1560,8 +1560,9 @@ static int plan_pad(struct plan *p, struct layer *l)
 	const int64_t *pads;
 	int np = ir_attr_ints(n, "pads", &pads);
 	const char *mode = ir_attr_string(n, "mode", "constant");
-	if (strcmp(mode, "constant") != 0) {
-		diag_error(p->d, n, "Pad mode '%s' is not supported (constant only)", mode);
+	int constant = strcmp(mode, "constant") == 0;
+	if (!constant && strcmp(mode, "edge") != 0 && strcmp(mode, "reflect") != 0) {
+		diag_error(p->d, n, "Pad mode '%s' is not supported (constant, edge, reflect)", mode);
 		return -1;
 	}
 	int ok = np == 2 * x->rank && y->rank == x->rank;
@@ -1581,8 +1582,8 @@ static int plan_pad(struct plan *p, struct layer *l)
 		pd->begin[k] = (int)pads[k];
 	}
 	pd->value = (float)ir_attr_float(n, "value", 0.0);
-	l->unit = RT_UNIT_PAD;
-	l->kernel = "rt_pad_constant";
+	l->unit = constant ? RT_UNIT_PAD : RT_UNIT_PAD_MODE;
+	l->kernel = constant ? "rt_pad_constant" : "rt_pad_edge_reflect";
 	add_arg(l, x, "x");
 	return 0;
 }
@@ -2764,7 +2765,11 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, ".rank = %d, .in_dims = %s, .out_dims = %s,", t->rank, f[0], f[1]);
 		emit_line(e, ".begin = %s, .value = %s,", f[2], f[3]);
 		emit_close(e, ";");
-		emit_line(e, "rt_pad_constant(&p, x, y);");
+		if (l->unit == RT_UNIT_PAD)
+			emit_line(e, "rt_pad_constant(&p, x, y);");
+		else
+			emit_line(e, "rt_pad_edge_reflect(&p, %d, x, y); /* reflect */",
+			          strcmp(ir_attr_string(l->node, "mode", ""), "reflect") == 0);
 		break;
 	}
 	default: unreachable("op without a layer body");

@@ -994,10 +994,12 @@ static int canon_pad(struct graph *g, struct node *n, struct diag *d)
 	int rank = x->rank;
 	int64_t pads[2 * IR_MAX_RANK] = {0};
 	const char *mode = get_string(d, n, "mode", "constant");
-	if (strcmp(mode, "constant") != 0) {
-		diag_error(d, n, "Pad mode '%s' is not supported", mode);
+	if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 &&
+	    strcmp(mode, "reflect") != 0) {
+		diag_error(d, n, "Pad mode '%s' is not supported (constant, edge, reflect)", mode);
 		return 1;
 	}
+	put_string(g, n, "mode", mode);
 	const struct tensor *tp = n->n_inputs > 1 ? n->inputs[1] : NULL; /* [2 * n_axes] ints */
 	const struct tensor *taxes = n->n_inputs > 3 ? n->inputs[3] : NULL; /* [n_axes] ints */
 	if (tp) {

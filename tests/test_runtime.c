@@ -2078,3 +2078,56 @@ Test(hardmax, ties_and_layout)
 	out_free(y);
 	free(x);
 }
+
+/* ---- pad edge / reflect -------------------------------------------------------- */
+
+/* numpy.pad's edge and reflect modes on [2, 3, 4], pads wider than the dim
+ * (reflection folds back more than once), a crop (negative end) and a dim
+ * of 1, against an index map computed independently: reflect walks a
+ * triangle wave 0, 1, ..., n - 1, n - 2, ..., 1, 0, 1, ... */
+Test(pad_mode, edge_and_reflect)
+{
+	enum { R = 3 };
+	const int in_dims[R] = {2, 1, 4}, begin[R] = {3, 2, 5}, end[R] = {2, 1, -1};
+	struct rt_pad p = {.rank = R, .value = 0.0f};
+	size_t nx = 1, ny = 1;
+	for (int d = 0; d < R; d++) {
+		p.in_dims[d] = in_dims[d];
+		p.begin[d] = begin[d];
+		p.out_dims[d] = in_dims[d] + begin[d] + end[d];
+		nx *= (size_t)in_dims[d];
+		ny *= (size_t)p.out_dims[d];
+	}
+	struct rng r;
+	rng_seed(&r, 11);
+	float *x = in_new(&r, nx, -1.0f, 1.0f);
+	for (int reflect = 0; reflect <= 1; reflect++) {
+		double *want = malloc(ny * sizeof *want);
+		for (int i = 0; i < p.out_dims[0]; i++)
+			for (int j = 0; j < p.out_dims[1]; j++)
+				for (int k = 0; k < p.out_dims[2]; k++) {
+					int o[R] = {i, j, k}, m[R];
+					for (int d = 0; d < R; d++) {
+						int c = o[d] - begin[d], n = in_dims[d];
+						if (!reflect) {
+							m[d] = c < 0 ? 0 : c > n - 1 ? n - 1 : c;
+						} else if (n == 1) {
+							m[d] = 0;
+						} else {
+							int a = c < 0 ? -c : c; /* symmetric about 0 */
+							int ph = a % (2 * n - 2);
+							m[d] = ph < n ? ph : 2 * n - 2 - ph;
+						}
+					}
+					want[(i * p.out_dims[1] + j) * p.out_dims[2] + k] =
+					        x[(m[0] * in_dims[1] + m[1]) * in_dims[2] + m[2]];
+				}
+		float *y = out_new(ny);
+		rt_pad_edge_reflect(&p, reflect, x, y);
+		expect_guards(reflect ? "pad reflect" : "pad edge", y, ny);
+		expect_close(reflect ? "pad reflect" : "pad edge", y, want, NULL, ny, 0.0);
+		out_free(y);
+		free(want);
+	}
+	free(x);
+}
