@@ -249,6 +249,7 @@ struct layer {
 			int64_t x_offset; /* x element of y[0] */
 		} strided;          /* Slice, Expand, Tile: rt_transpose from x + x_offset */
 		struct rt_pad pad;
+		struct rt_resize resize;
 		struct {
 			int op; /* enum rt_reduce_op */
 			struct rt_reduce r;
@@ -1553,6 +1554,47 @@ static int plan_depth_space(struct plan *p, struct layer *l)
 	return plan_strided(p, l, 6, dims, sx, 0);
 }
 
+/* Resize in canonical form: the last two dims resized, the others folded
+ * into outer. */
+static int plan_resize(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
+	                                     "align_corners"};
+	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+	                                        "ceil"};
+	const char *coord = ir_attr_string(n, "coordinate_transformation_mode", "");
+	const char *rounding = ir_attr_string(n, "nearest_mode", "");
+	struct rt_resize *rs = &l->u.resize;
+	rs->coord = rs->rounding = -1;
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(coord, coords[i]) == 0)
+			rs->coord = i;
+		if (strcmp(rounding, roundings[i]) == 0)
+			rs->rounding = i;
+	}
+	int r = x->rank;
+	if (rs->coord < 0 || rs->rounding < 0 || r < 2 || y->rank != r) {
+		diag_error(p->d, n, "Resize is not in canonical form");
+		return -1;
+	}
+	if (!fits_int(p, n, ir_numel(x), "size") || !fits_int(p, n, ir_numel(y), "size"))
+		return -1;
+	rs->outer = (int)(ir_numel(x) / (x->dims[r - 2] * x->dims[r - 1]));
+	rs->in_h = (int)x->dims[r - 2];
+	rs->in_w = (int)x->dims[r - 1];
+	rs->out_h = (int)y->dims[r - 2];
+	rs->out_w = (int)y->dims[r - 1];
+	rs->scale_h = ir_attr_float(n, "scale_h", 1.0);
+	rs->scale_w = ir_attr_float(n, "scale_w", 1.0);
+	rs->linear = strcmp(ir_attr_string(n, "mode", ""), "linear") == 0;
+	l->unit = RT_UNIT_RESIZE;
+	l->kernel = "rt_resize";
+	add_arg(l, x, "x");
+	return 0;
+}
+
 static int plan_pad(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -1754,6 +1796,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_TILE: rc = plan_tile(p, l); break;
 	case OP_DEPTH_TO_SPACE:
 	case OP_SPACE_TO_DEPTH: rc = plan_depth_space(p, l); break;
+	case OP_RESIZE:
+	case OP_UPSAMPLE: rc = plan_resize(p, l); break;
 	case OP_LAYOUT: rc = plan_layout(p, l); break;
 	default:
 		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
@@ -2753,6 +2797,19 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		print_struct_fields(e, "struct rt_transpose p", buf);
 		emit_line(e, "rt_transpose(&p, x + %lld, y); /* from x's element %lld */",
 		          (long long)l->u.strided.x_offset, (long long)l->u.strided.x_offset);
+		break;
+	}
+	case OP_RESIZE:
+	case OP_UPSAMPLE: {
+		const struct rt_resize *t = &l->u.resize;
+		emit_open(e, "static const struct rt_resize p =");
+		emit_line(e, ".outer = %d, .in_h = %d, .in_w = %d, .out_h = %d, .out_w = %d,", t->outer,
+		          t->in_h, t->in_w, t->out_h, t->out_w);
+		emit_line(e, ".scale_h = %.17g, .scale_w = %.17g,", t->scale_h, t->scale_w);
+		emit_line(e, ".linear = %d, .coord = %d, .rounding = %d,", t->linear, t->coord,
+		          t->rounding);
+		emit_close(e, ";");
+		emit_line(e, "rt_resize(&p, x, y); /* x [outer, in_h, in_w], y [outer, out_h, out_w] */");
 		break;
 	}
 	case OP_PAD: {

@@ -188,6 +188,8 @@ enum layout {
 	X(OP_SPLIT, "Split")                                  \
 	X(OP_DEPTH_TO_SPACE, "DepthToSpace")                  \
 	X(OP_SPACE_TO_DEPTH, "SpaceToDepth")                  \
+	X(OP_RESIZE, "Resize")                                \
+	X(OP_UPSAMPLE, "Upsample")                            \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
 	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \

@@ -288,6 +288,8 @@ static int data_inputs(const struct node *n)
 	case OP_EXPAND:
 	case OP_TILE:
 	case OP_SPLIT:
+	case OP_RESIZE:
+	case OP_UPSAMPLE:
 	case OP_FLATTEN:
 	case OP_RESHAPE:
 	case OP_SQUEEZE:
@@ -906,6 +908,86 @@ static int canon_split(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* Resize and Upsample keep one input and spell out what the kernel needs:
+ * mode (nearest or linear), coordinate_transformation_mode, nearest_mode and
+ * the scales of the last two dims (the given ones, or y / x lengths when
+ * sizes are given). Upsample and Resize-10 map coordinates asymmetrically and
+ * take the floor for nearest (Upsample's np.repeat). Other dims must keep
+ * their length; cubic, antialias, tf_* and half_pixel_symmetric modes and
+ * aspect-ratio policies other than stretch are refused. */
+static int canon_resize(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0];  /* [..., H, W] */
+	const struct tensor *y = n->outputs[0]; /* [..., H', W'] */
+	int r = x->rank;
+	int v10 = n->op == OP_UPSAMPLE || n->n_inputs <= 2; /* Upsample, Resize-10 */
+	const char *mode = get_string(d, n, "mode", "nearest");
+	const char *coord = v10 ? "asymmetric"
+	                        : get_string(d, n, "coordinate_transformation_mode", "half_pixel");
+	const char *rounding = v10 ? "floor" : get_string(d, n, "nearest_mode", "round_prefer_floor");
+	if (strcmp(mode, "bilinear") == 0 && n->op == OP_UPSAMPLE)
+		mode = "linear";
+	if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0) {
+		diag_error(d, n, "%s mode '%s' is not supported (nearest, linear)", ir_op_names[n->op],
+		           mode);
+		return 1;
+	}
+	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
+	                                     "align_corners"};
+	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+	                                        "ceil"};
+	int ok_c = 0, ok_r = 0;
+	for (int i = 0; i < 4; i++) {
+		ok_c |= strcmp(coord, coords[i]) == 0;
+		ok_r |= strcmp(rounding, roundings[i]) == 0;
+	}
+	if (!ok_c || !ok_r) {
+		diag_error(d, n, "coordinate_transformation_mode '%s' with nearest_mode '%s' is not "
+		           "supported", coord, rounding);
+		return 1;
+	}
+	if (get_int(d, n, "antialias", 0) != 0 ||
+	    strcmp(get_string(d, n, "keep_aspect_ratio_policy", "stretch"), "stretch") != 0) {
+		diag_error(d, n, "antialias and keep_aspect_ratio_policy other than stretch are not "
+		           "supported");
+		return 1;
+	}
+	get_float(d, n, "cubic_coeff_a", -0.75);    /* cubic only */
+	get_int(d, n, "exclude_outside", 0);        /* cubic only */
+	get_float(d, n, "extrapolation_value", 0); /* tf_crop_and_resize only */
+	if (r < 2) {
+		diag_error(d, n, "input '%s' has rank %d, expected at least 2", x->name, r);
+		return 1;
+	}
+	for (int i = 0; i < r - 2; i++) {
+		if (x->dims[i] != y->dims[i]) {
+			diag_error(d, n, "resizes dim %d of '%s'; only the last two dims are supported", i,
+			           x->name);
+			return 1;
+		}
+	}
+	double sc[2] = {(double)y->dims[r - 2] / x->dims[r - 2],
+	                (double)y->dims[r - 1] / x->dims[r - 1]};
+	const struct attr *a = ir_attr(n, "scales");
+	const struct tensor *ts = n->n_inputs == 2 ? n->inputs[1] : n->n_inputs > 2 ? n->inputs[2]
+	                                                                              : NULL;
+	const struct tensor *tz = n->n_inputs > 3 ? n->inputs[3] : NULL;
+	int sized = tz && tz->data && ir_numel(tz) > 0;
+	for (int k = 0; k < 2 && !sized; k++) {
+		if (a && a->kind == ATTR_FLOATS && a->n == r)
+			sc[k] = a->floats[r - 2 + k];
+		else if (ts && ts->data && ir_numel(ts) == r)
+			sc[k] = const_elem(ts, r - 2 + k);
+	}
+	put_string(g, n, "mode", mode);
+	put_string(g, n, "coordinate_transformation_mode", coord);
+	put_string(g, n, "nearest_mode", rounding);
+	put_float(g, n, "scale_h", sc[0]);
+	put_float(g, n, "scale_w", sc[1]);
+	n->n_inputs = 1;
+	return 0;
+}
+
 /* Reads a scalar operand given as a constant input; 0 when absent. */
 static int scalar_input(struct diag *d, struct node *n, int index, const char *what, double *out)
 {
@@ -1482,6 +1564,8 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_EXPAND:
 	case OP_TILE: n->n_inputs = 1; break; /* the output's shape says it all */
 	case OP_SPACE_TO_DEPTH: get_int(d, n, "blocksize", 1); break; /* checked by infer_shapes */
+	case OP_RESIZE:
+	case OP_UPSAMPLE: err += canon_resize(g, n, d); break;
 	case OP_DEPTH_TO_SPACE: {
 		get_int(d, n, "blocksize", 1);
 		/* DCR (the default) or CRD, written back so emission need not guess */

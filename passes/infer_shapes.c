@@ -1894,6 +1894,74 @@ static int infer_depth_space(struct ctx *c, struct node *n)
 	return set_out(c, n, 0, x->dtype, 4, dims);
 }
 
+/* Resize and Upsample: output dims are the constant sizes (Resize-11+
+ * input 3) or floor(dim * scale) for the constant scales (Upsample-7's
+ * attribute, input 1 of Upsample-9 and Resize-10, input 2 of Resize-11+).
+ * An empty constant stands for an absent operand. */
+static int infer_resize(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 4, 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int r = x->rank, si = n->n_inputs == 2 ? 1 : 2;
+	struct tensor *ts = in(n, si), *tz = n->n_inputs > 3 ? in(n, 3) : NULL;
+	int64_t dims[IR_MAX_RANK];
+	if (ir_attr(n, "axes")) {
+		diag_error(c->d, n, "the axes attribute is not supported");
+		return -1;
+	}
+	if (tz && tz->data && ir_numel(tz) > 0) {
+		int k = const_ints(c, n, 3, "sizes", dims, IR_MAX_RANK);
+		if (k < 0)
+			return -1;
+		if (k != r) {
+			diag_error(c->d, n, "sizes has %d values, expected %d", k, r);
+			return -1;
+		}
+		return set_out(c, n, 0, x->dtype, r, dims);
+	}
+	if (tz && !tz->data) {
+		diag_error(c->d, n, "sizes '%s' must be a constant, but it is computed at run time",
+		           tz->name);
+		return -1;
+	}
+	double sc[IR_MAX_RANK];
+	struct attr *a = n->op == OP_UPSAMPLE && n->n_inputs == 1 ? ir_attr(n, "scales") : NULL;
+	if (a) {
+		if (a->kind != ATTR_FLOATS || a->n != r) {
+			diag_error(c->d, n, "attribute 'scales' must list %d floats", r);
+			return -1;
+		}
+		for (int i = 0; i < r; i++)
+			sc[i] = a->floats[i];
+	} else {
+		if (!ts || (ts->data && ir_numel(ts) == 0)) {
+			diag_error(c->d, n, "neither scales nor sizes is given");
+			return -1;
+		}
+		if (!ts->data) {
+			diag_error(c->d, n, "scales '%s' must be a constant, but it is computed at run "
+			           "time", ts->name);
+			return -1;
+		}
+		if (!is_float(ts->dtype) || ir_numel(ts) != r) {
+			diag_error(c->d, n, "scales '%s' must be a constant list of %d floats", ts->name,
+			           r);
+			return -1;
+		}
+		for (int i = 0; i < r; i++)
+			sc[i] = elem_f(ts->dtype, ts->data, i);
+	}
+	for (int i = 0; i < r; i++) {
+		if (!(sc[i] > 0) || sc[i] * (double)x->dims[i] > (double)MAX_ELEMS) {
+			diag_error(c->d, n, "scale %g of dim %d is out of range", sc[i], i);
+			return -1;
+		}
+		dims[i] = (int64_t)floor(sc[i] * (double)x->dims[i]);
+	}
+	return set_out(c, n, 0, x->dtype, r, dims);
+}
+
 /* ConstantOfShape: a tensor of the given (constant) shape filled with the one
  * element of `value` (default float32 0). It is always materialised. */
 static int infer_constant_of_shape(struct ctx *c, struct node *n)
@@ -2175,6 +2243,8 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_SPLIT: return infer_split(c, n);
 	case OP_DEPTH_TO_SPACE:
 	case OP_SPACE_TO_DEPTH: return infer_depth_space(c, n);
+	case OP_RESIZE:
+	case OP_UPSAMPLE: return infer_resize(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
 	case OP_LAYOUT: break; /* inserted later, by select */
 	case OP_ACT_GRAD:
