@@ -1595,6 +1595,47 @@ static int plan_resize(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* ConvTranspose in canonical form: the reference scatter kernel. */
+static int plan_conv_transpose(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
+	struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
+	const int64_t *st, *dl, *pd;
+	if (ir_attr_ints(n, "strides", &st) != 2 || ir_attr_ints(n, "dilations", &dl) != 2 ||
+	    ir_attr_ints(n, "pads", &pd) != 2) {
+		diag_error(p->d, n, "ConvTranspose is not in canonical form");
+		return -1;
+	}
+	if (!fits_int(p, n, ir_numel(x), "size") || !fits_int(p, n, ir_numel(y), "size"))
+		return -1;
+	struct rt_conv2d *c = &l->u.conv;
+	memset(c, 0, sizeof *c);
+	c->N = (int)x->dims[0];
+	c->C = (int)x->dims[1];
+	c->H = (int)x->dims[2];
+	c->W = (int)x->dims[3];
+	c->M = (int)y->dims[1];
+	c->oH = (int)y->dims[2];
+	c->oW = (int)y->dims[3];
+	c->kH = (int)w->dims[2];
+	c->kW = (int)w->dims[3];
+	c->sH = (int)st[0];
+	c->sW = (int)st[1];
+	c->dH = (int)dl[0];
+	c->dW = (int)dl[1];
+	c->padT = (int)pd[0];
+	c->padL = (int)pd[1];
+	c->group = (int)ir_attr_int(n, "group", 1);
+	l->unit = RT_UNIT_CONV_TRANSPOSE;
+	l->kernel = "rt_conv_transpose_ref";
+	add_arg(l, x, "x");
+	add_arg(l, w, "w");
+	if (b)
+		add_arg(l, b, "bias");
+	return 0;
+}
+
 static int plan_pad(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -1798,6 +1839,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_SPACE_TO_DEPTH: rc = plan_depth_space(p, l); break;
 	case OP_RESIZE:
 	case OP_UPSAMPLE: rc = plan_resize(p, l); break;
+	case OP_CONV_TRANSPOSE: rc = plan_conv_transpose(p, l); break;
 	case OP_LAYOUT: rc = plan_layout(p, l); break;
 	default:
 		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
@@ -2797,6 +2839,18 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		print_struct_fields(e, "struct rt_transpose p", buf);
 		emit_line(e, "rt_transpose(&p, x + %lld, y); /* from x's element %lld */",
 		          (long long)l->u.strided.x_offset, (long long)l->u.strided.x_offset);
+		break;
+	}
+	case OP_CONV_TRANSPOSE: {
+		const struct rt_conv2d *c = &l->u.conv;
+		emit_open(e, "static const struct rt_conv2d p =");
+		emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, .M = %d, .oH = %d, .oW = %d,", c->N,
+		          c->C, c->H, c->W, c->M, c->oH, c->oW);
+		emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
+		          c->sH, c->sW, c->dH, c->dW);
+		emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
+		emit_close(e, ";");
+		emit_line(e, "rt_conv_transpose_ref(&p, x, w, %s, y);", l->n_args > 3 ? "bias" : "NULL");
 		break;
 	}
 	case OP_RESIZE:

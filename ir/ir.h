@@ -190,6 +190,7 @@ enum layout {
 	X(OP_SPACE_TO_DEPTH, "SpaceToDepth")                  \
 	X(OP_RESIZE, "Resize")                                \
 	X(OP_UPSAMPLE, "Upsample")                            \
+	X(OP_CONV_TRANSPOSE, "ConvTranspose")                 \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
 	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \

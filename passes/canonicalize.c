@@ -261,7 +261,8 @@ static int required_inputs(enum op op)
 	case OP_DIV:
 	case OP_POW:
 	case OP_PRELU:
-	case OP_LAYER_NORM: return 2;
+	case OP_LAYER_NORM:
+	case OP_CONV_TRANSPOSE: return 2;
 	case OP_INSTANCE_NORM: return 3;
 	case OP_BATCHNORM: return 5;
 	case OP_CONSTANT: return 0;
@@ -988,6 +989,50 @@ static int canon_resize(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* ConvTranspose (2-D, shapes checked by infer_shapes) gets kernel_shape,
+ * strides, dilations, group and the leading pads [padT, padL] spelled out.
+ * With output_shape or auto_pad SAME_*, the total padding that the output
+ * length implies is split as the operator page says: SAME_UPPER puts the
+ * smaller half first, otherwise the larger. */
+static int canon_conv_transpose(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
+	int64_t st[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0}, pads[4] = {0}, lead[2];
+	const int64_t *v;
+	int k;
+	if ((k = get_ints(d, n, "strides", &v)) == 2)
+		memcpy(st, v, sizeof st);
+	if ((k = get_ints(d, n, "dilations", &v)) == 2)
+		memcpy(dl, v, sizeof dl);
+	if ((k = get_ints(d, n, "output_padding", &v)) == 2)
+		memcpy(op, v, sizeof op);
+	int explicit_pads = (k = get_ints(d, n, "pads", &v)) == 4;
+	if (explicit_pads)
+		memcpy(pads, v, sizeof pads);
+	get_ints(d, n, "kernel_shape", &v);
+	const char *ap = get_string(d, n, "auto_pad", "NOTSET");
+	int by_shape = get_ints(d, n, "output_shape", &v) > 0 || strncmp(ap, "SAME", 4) == 0;
+	for (int i = 0; i < 2; i++) {
+		int64_t total = st[i] * (x->dims[2 + i] - 1) + op[i] + (w->dims[2 + i] - 1) * dl[i] + 1 -
+		                y->dims[2 + i];
+		/* total / 2 rounded down, as the page's Python does: a negative total
+		 * (output_shape beyond the natural length) pads only the end */
+		int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+		if (!by_shape)
+			lead[i] = strcmp(ap, "VALID") == 0 ? 0 : pads[i];
+		else if (strcmp(ap, "SAME_UPPER") == 0)
+			lead[i] = half;
+		else
+			lead[i] = total - half;
+	}
+	put_ints(g, n, "kernel_shape", 2, (const int64_t[]){w->dims[2], w->dims[3]});
+	put_ints(g, n, "strides", 2, st);
+	put_ints(g, n, "dilations", 2, dl);
+	put_ints(g, n, "pads", 2, lead);
+	put_int(g, n, "group", get_int(d, n, "group", 1));
+	return 0;
+}
+
 /* Reads a scalar operand given as a constant input; 0 when absent. */
 static int scalar_input(struct diag *d, struct node *n, int index, const char *what, double *out)
 {
@@ -1566,6 +1611,7 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_SPACE_TO_DEPTH: get_int(d, n, "blocksize", 1); break; /* checked by infer_shapes */
 	case OP_RESIZE:
 	case OP_UPSAMPLE: err += canon_resize(g, n, d); break;
+	case OP_CONV_TRANSPOSE: err += canon_conv_transpose(g, n, d); break;
 	case OP_DEPTH_TO_SPACE: {
 		get_int(d, n, "blocksize", 1);
 		/* DCR (the default) or CRD, written back so emission need not guess */

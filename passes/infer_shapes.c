@@ -1962,6 +1962,69 @@ static int infer_resize(struct ctx *c, struct node *n)
 	return set_out(c, n, 0, x->dtype, r, dims);
 }
 
+/* ConvTranspose in 2-D: x [N, C, H, W], w [C, M/group, kH, kW], bias [M].
+ * Each spatial output length is output_shape's, H * stride under auto_pad
+ * SAME_*, else stride * (H - 1) + output_padding + (k - 1) * dilation + 1
+ * minus both pads (the operator page's formula). */
+static int infer_conv_transpose(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 3, 1))
+		return -1;
+	struct tensor *x = n->inputs[0], *w = n->inputs[1], *b = in(n, 2);
+	if (x->rank != 4 || w->rank != 4) {
+		diag_error(c->d, n, "only 2-D ConvTranspose is supported (X %s, W %s)", SHAPE(x),
+		           SHAPE(w));
+		return -1;
+	}
+	int64_t group = ir_attr_int(n, "group", 1);
+	if (group < 1 || x->dims[1] % group || x->dims[1] != w->dims[0]) {
+		diag_error(c->d, n, "W %s does not fit X %s with group %lld", SHAPE(w), SHAPE(x),
+		           (long long)group);
+		return -1;
+	}
+	int64_t M = w->dims[1] * group;
+	if (b && (b->rank != 1 || b->dims[0] != M)) {
+		diag_error(c->d, n, "bias %s must be [%lld]", SHAPE(b), (long long)M);
+		return -1;
+	}
+	int64_t ks[2] = {w->dims[2], w->dims[3]}, st[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0};
+	int64_t pads[4] = {0}, os[4];
+	if (attr_list(c, n, "kernel_shape", ks, 2) == -1 || attr_list(c, n, "strides", st, 2) == -1 ||
+	    attr_list(c, n, "dilations", dl, 2) == -1 || attr_list(c, n, "pads", pads, 4) == -1 ||
+	    attr_list(c, n, "output_padding", op, 2) == -1)
+		return -1;
+	int nos = attr_list(c, n, "output_shape", os, 4);
+	if (nos == -1)
+		return -1;
+	const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
+	int same = strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0;
+	if (!same && strcmp(ap, "NOTSET") != 0 && strcmp(ap, "VALID") != 0) {
+		diag_error(c->d, n, "auto_pad '%s' is not supported", ap);
+		return -1;
+	}
+	int64_t dims[4] = {x->dims[0], M, 0, 0};
+	for (int i = 0; i < 2; i++) {
+		if (ks[i] != w->dims[2 + i] || st[i] < 1 || dl[i] < 1 || op[i] < 0) {
+			diag_error(c->d, n, "kernel_shape, strides, dilations or output_padding out of "
+			           "range for W %s", SHAPE(w));
+			return -1;
+		}
+		if (nos >= 2)
+			dims[2 + i] = os[nos - 2 + i];
+		else if (same)
+			dims[2 + i] = x->dims[2 + i] * st[i];
+		else
+			dims[2 + i] = st[i] * (x->dims[2 + i] - 1) + op[i] + (ks[i] - 1) * dl[i] + 1 -
+			              (strcmp(ap, "VALID") ? pads[i] + pads[2 + i] : 0);
+		if (dims[2 + i] < 1) {
+			diag_error(c->d, n, "output would have the length %lld on spatial dim %d",
+			           (long long)dims[2 + i], i);
+			return -1;
+		}
+	}
+	return set_out(c, n, 0, x->dtype, 4, dims);
+}
+
 /* ConstantOfShape: a tensor of the given (constant) shape filled with the one
  * element of `value` (default float32 0). It is always materialised. */
 static int infer_constant_of_shape(struct ctx *c, struct node *n)
@@ -2245,6 +2308,7 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_SPACE_TO_DEPTH: return infer_depth_space(c, n);
 	case OP_RESIZE:
 	case OP_UPSAMPLE: return infer_resize(c, n);
+	case OP_CONV_TRANSPOSE: return infer_conv_transpose(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
 	case OP_LAYOUT: break; /* inserted later, by select */
 	case OP_ACT_GRAD:

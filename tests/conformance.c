@@ -97,7 +97,7 @@ static const char *const in_scope_ops[] = {
 	"ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
 	"LayerNormalization", "InstanceNormalization", "MeanVarianceNormalization", "Hardmax",
 	"Slice", "Split", "Expand", "Tile", "DepthToSpace", "SpaceToDepth", "Resize",
-	"Upsample",
+	"Upsample", "ConvTranspose",
 };
 
 static const char *const test_sets[] = {"node", "pytorch-converted"};
