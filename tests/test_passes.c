@@ -2027,3 +2027,33 @@ Test(canonicalize, depth_to_space_mode)
 	free(msg);
 	ir_graph_free(g);
 }
+
+/* Resize: cubic is refused with the node named; nearest with sizes keeps one
+ * input and spells out the scales y / x and the default modes. */
+Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t sizes[4] = {1, 2, 6, 3};
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 2, 4, 4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
+	static const float none[1];
+	struct tensor *e = cst(g, "e", none, SHAPE(0));
+	struct node *n = node(g, OP_RESIZE, "rs", INS(x, e, e, cst_i64(g, "sz", sizes, SHAPE(4))), y);
+	canonicalize_ok(g);
+	cr_assert_eq(n->n_inputs, 1);
+	cr_assert_str_eq(ir_attr_string(n, "coordinate_transformation_mode", ""), "half_pixel");
+	cr_assert_str_eq(ir_attr_string(n, "nearest_mode", ""), "round_prefer_floor");
+	cr_assert_float_eq(ir_attr_float(n, "scale_h", 0), 1.5, 1e-12);
+	cr_assert_float_eq(ir_attr_float(n, "scale_w", 0), 0.75, 1e-12);
+	ir_graph_free(g);
+
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 2, 4, 4)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
+	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes, SHAPE(4))), y);
+	set_string(g, n, "mode", "cubic");
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 'rs' (Resize): Resize mode 'cubic' is not supported"), "%s", msg);
+	free(msg);
+	ir_graph_free(g);
+}
