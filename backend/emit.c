@@ -244,7 +244,12 @@ struct layer {
 			int *offset; /* [n_args - 1] */
 		} concat;
 		struct rt_transpose transpose;
+		struct {
+			struct rt_transpose t;
+			int64_t x_offset; /* x element of y[0] */
+		} strided;          /* Slice, Expand, Tile: rt_transpose from x + x_offset */
 		struct rt_pad pad;
+		struct rt_resize resize;
 		struct {
 			int op; /* enum rt_reduce_op */
 			struct rt_reduce r;
@@ -1454,6 +1459,218 @@ static int plan_transpose(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* y, dense over dims[rank], read from x (the layer's first argument) as
+ *   y[i] = x[x_offset + sum(i[d] * sx[d])]
+ * with any strides (negative for a reversed Slice, 0 where Expand
+ * broadcasts): rt_transpose from x + x_offset. */
+static int plan_strided(struct plan *p, struct layer *l, int rank, int64_t *dims, int64_t *sx,
+                        int64_t x_offset)
+{
+	struct node *n = l->node;
+	int64_t strides[1][IR_MAX_RANK];
+	memcpy(strides[0], sx, (size_t)rank * sizeof *sx);
+	int r = merge_dims(rank, dims, 1, strides);
+	if (r > RT_MAX_RANK) {
+		diag_error(p->d, n, "needs a %d-D strided copy; at most %d-D is supported", r,
+		           RT_MAX_RANK);
+		return -1;
+	}
+	if (!fits_int(p, n, ir_numel(n->inputs[0]), "size") ||
+	    !fits_int(p, n, ir_numel(n->outputs[0]), "size"))
+		return -1;
+	struct rt_transpose *t = &l->u.strided.t;
+	t->rank = r;
+	for (int k = 0; k < r; k++) {
+		t->dims[k] = (int)dims[k];
+		t->sx[k] = (int)strides[0][k];
+	}
+	l->u.strided.x_offset = x_offset;
+	l->unit = RT_UNIT_TRANSPOSE;
+	l->kernel = "rt_transpose";
+	add_arg(l, n->inputs[0], "x");
+	return 0;
+}
+
+/* Slice in canonical form: y[i] = x[starts + i * steps]. */
+static int plan_slice(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const int64_t *starts, *steps;
+	if (ir_attr_ints(n, "starts", &starts) != x->rank ||
+	    ir_attr_ints(n, "steps", &steps) != x->rank || y->rank != x->rank) {
+		diag_error(p->d, n, "Slice is not in canonical form");
+		return -1;
+	}
+	int64_t dims[IR_MAX_RANK], sx[IR_MAX_RANK], s = 1, base = 0;
+	for (int k = x->rank - 1; k >= 0; k--) {
+		dims[k] = y->dims[k];
+		sx[k] = steps[k] * s;
+		base += starts[k] * s;
+		s *= x->dims[k];
+	}
+	return plan_strided(p, l, x->rank, dims, sx, base);
+}
+
+/* Expand: x read broadcast to y's shape, stride 0 on the broadcast dims. */
+static int plan_expand(struct plan *p, struct layer *l)
+{
+	struct tensor *x = l->node->inputs[0], *y = l->node->outputs[0];
+	int64_t dims[IR_MAX_RANK], sx[IR_MAX_RANK];
+	if (bcast_strides(y->rank, y->dims, x->rank, x->dims, sx) < 0) {
+		diag_error(p->d, l->node, "%s does not broadcast to %s", shape_str(p, x),
+		           shape_str(p, y));
+		return -1;
+	}
+	memcpy(dims, y->dims, (size_t)y->rank * sizeof *dims);
+	return plan_strided(p, l, y->rank, dims, sx, 0);
+}
+
+/* Tile: output dim d, of size repeats[d] * x dim d, is read as the pair
+ * (repeat, index) row-major, so y is dense over [r0, d0, r1, d1, ...] with x
+ * strides [0, s0, 0, s1, ...]; the pairs' dims of size 1 are left out. */
+static int plan_tile(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	int64_t dims[2 * IR_MAX_RANK], sx[2 * IR_MAX_RANK], s = 1;
+	int r = 2 * IR_MAX_RANK; /* filled from the back */
+	for (int k = x->rank - 1; k >= 0; k--) {
+		if (x->dims[k] == 0 || y->dims[k] % x->dims[k]) {
+			diag_error(p->d, n, "%s is not a tiling of %s", shape_str(p, y), shape_str(p, x));
+			return -1;
+		}
+		if (x->dims[k] != 1) {
+			dims[--r] = x->dims[k];
+			sx[r] = s;
+		}
+		if (y->dims[k] != x->dims[k]) {
+			dims[--r] = y->dims[k] / x->dims[k];
+			sx[r] = 0;
+		}
+		s *= x->dims[k];
+	}
+	if (2 * IR_MAX_RANK - r > IR_MAX_RANK) {
+		diag_error(p->d, n, "tiling %s into %s needs a %d-D strided copy; at most %d-D is "
+		           "supported", shape_str(p, x), shape_str(p, y), 2 * IR_MAX_RANK - r,
+		           IR_MAX_RANK);
+		return -1;
+	}
+	return plan_strided(p, l, 2 * IR_MAX_RANK - r, dims + r, sx + r, 0);
+}
+
+/* DepthToSpace and SpaceToDepth (x, y [N, C, H, W], blocksize b) as
+ * strided copies over 6-D views of y, after the reshape and transpose of
+ * the ONNX operator pages:
+ *   DepthToSpace DCR: y [N, C', H, b1, W, b2] = x[N, (b1 * b + b2) * C' + c', H, W]
+ *   DepthToSpace CRD: y [N, C', H, b1, W, b2] = x[N, c' * b^2 + b1 * b + b2, H, W]
+ *   SpaceToDepth:     y [N, b1, b2, C, H', W'] = x[N, C, h' * b + b1, w' * b + b2]
+ * with C' = C / b^2 and y's channel (b1 * b + b2) * C + c for SpaceToDepth. */
+static int plan_depth_space(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0];
+	int64_t b = ir_attr_int(n, "blocksize", 1);
+	int64_t N = x->dims[0], C = x->dims[1], H = x->dims[2], W = x->dims[3], HW = H * W;
+	int64_t dims[6], sx[6];
+	if (n->op == OP_SPACE_TO_DEPTH) {
+		int64_t d[6] = {N, b, b, C, H / b, W / b}, s[6] = {C * HW, W, 1, HW, b * W, b};
+		memcpy(dims, d, sizeof d);
+		memcpy(sx, s, sizeof s);
+	} else {
+		int64_t Co = C / (b * b);
+		int crd = strcmp(ir_attr_string(n, "mode", "DCR"), "CRD") == 0;
+		int64_t d[6] = {N, Co, H, b, W, b};
+		int64_t s[6] = {C * HW, crd ? b * b * HW : HW, W, crd ? b * HW : b * Co * HW, 1,
+		                crd ? HW : Co * HW};
+		memcpy(dims, d, sizeof d);
+		memcpy(sx, s, sizeof s);
+	}
+	return plan_strided(p, l, 6, dims, sx, 0);
+}
+
+/* Resize in canonical form: the last two dims resized, the others folded
+ * into outer. */
+static int plan_resize(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
+	                                     "align_corners"};
+	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+	                                        "ceil"};
+	const char *coord = ir_attr_string(n, "coordinate_transformation_mode", "");
+	const char *rounding = ir_attr_string(n, "nearest_mode", "");
+	struct rt_resize *rs = &l->u.resize;
+	rs->coord = rs->rounding = -1;
+	for (int i = 0; i < 4; i++) {
+		if (strcmp(coord, coords[i]) == 0)
+			rs->coord = i;
+		if (strcmp(rounding, roundings[i]) == 0)
+			rs->rounding = i;
+	}
+	int r = x->rank;
+	if (rs->coord < 0 || rs->rounding < 0 || r < 2 || y->rank != r) {
+		diag_error(p->d, n, "Resize is not in canonical form");
+		return -1;
+	}
+	if (!fits_int(p, n, ir_numel(x), "size") || !fits_int(p, n, ir_numel(y), "size"))
+		return -1;
+	rs->outer = (int)(ir_numel(x) / (x->dims[r - 2] * x->dims[r - 1]));
+	rs->in_h = (int)x->dims[r - 2];
+	rs->in_w = (int)x->dims[r - 1];
+	rs->out_h = (int)y->dims[r - 2];
+	rs->out_w = (int)y->dims[r - 1];
+	rs->scale_h = ir_attr_float(n, "scale_h", 1.0);
+	rs->scale_w = ir_attr_float(n, "scale_w", 1.0);
+	rs->linear = strcmp(ir_attr_string(n, "mode", ""), "linear") == 0;
+	l->unit = RT_UNIT_RESIZE;
+	l->kernel = "rt_resize";
+	add_arg(l, x, "x");
+	return 0;
+}
+
+/* ConvTranspose in canonical form: the reference scatter kernel. */
+static int plan_conv_transpose(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
+	struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
+	const int64_t *st, *dl, *pd;
+	if (ir_attr_ints(n, "strides", &st) != 2 || ir_attr_ints(n, "dilations", &dl) != 2 ||
+	    ir_attr_ints(n, "pads", &pd) != 2) {
+		diag_error(p->d, n, "ConvTranspose is not in canonical form");
+		return -1;
+	}
+	if (!fits_int(p, n, ir_numel(x), "size") || !fits_int(p, n, ir_numel(y), "size"))
+		return -1;
+	struct rt_conv2d *c = &l->u.conv;
+	memset(c, 0, sizeof *c);
+	c->N = (int)x->dims[0];
+	c->C = (int)x->dims[1];
+	c->H = (int)x->dims[2];
+	c->W = (int)x->dims[3];
+	c->M = (int)y->dims[1];
+	c->oH = (int)y->dims[2];
+	c->oW = (int)y->dims[3];
+	c->kH = (int)w->dims[2];
+	c->kW = (int)w->dims[3];
+	c->sH = (int)st[0];
+	c->sW = (int)st[1];
+	c->dH = (int)dl[0];
+	c->dW = (int)dl[1];
+	c->padT = (int)pd[0];
+	c->padL = (int)pd[1];
+	c->group = (int)ir_attr_int(n, "group", 1);
+	l->unit = RT_UNIT_CONV_TRANSPOSE;
+	l->kernel = "rt_conv_transpose_ref";
+	add_arg(l, x, "x");
+	add_arg(l, w, "w");
+	if (b)
+		add_arg(l, b, "bias");
+	return 0;
+}
+
 static int plan_pad(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -1461,8 +1678,9 @@ static int plan_pad(struct plan *p, struct layer *l)
 	const int64_t *pads;
 	int np = ir_attr_ints(n, "pads", &pads);
 	const char *mode = ir_attr_string(n, "mode", "constant");
-	if (strcmp(mode, "constant") != 0) {
-		diag_error(p->d, n, "Pad mode '%s' is not supported (constant only)", mode);
+	int constant = strcmp(mode, "constant") == 0;
+	if (!constant && strcmp(mode, "edge") != 0 && strcmp(mode, "reflect") != 0) {
+		diag_error(p->d, n, "Pad mode '%s' is not supported (constant, edge, reflect)", mode);
 		return -1;
 	}
 	int ok = np == 2 * x->rank && y->rank == x->rank;
@@ -1482,8 +1700,8 @@ static int plan_pad(struct plan *p, struct layer *l)
 		pd->begin[k] = (int)pads[k];
 	}
 	pd->value = (float)ir_attr_float(n, "value", 0.0);
-	l->unit = RT_UNIT_PAD;
-	l->kernel = "rt_pad_constant";
+	l->unit = constant ? RT_UNIT_PAD : RT_UNIT_PAD_MODE;
+	l->kernel = constant ? "rt_pad_constant" : "rt_pad_edge_reflect";
 	add_arg(l, x, "x");
 	return 0;
 }
@@ -1649,6 +1867,14 @@ static int plan_layer(struct plan *p, struct layer *l)
 	case OP_CONCAT: rc = plan_concat(p, l); break;
 	case OP_TRANSPOSE: rc = plan_transpose(p, l); break;
 	case OP_PAD: rc = plan_pad(p, l); break;
+	case OP_SLICE: rc = plan_slice(p, l); break;
+	case OP_EXPAND: rc = plan_expand(p, l); break;
+	case OP_TILE: rc = plan_tile(p, l); break;
+	case OP_DEPTH_TO_SPACE:
+	case OP_SPACE_TO_DEPTH: rc = plan_depth_space(p, l); break;
+	case OP_RESIZE:
+	case OP_UPSAMPLE: rc = plan_resize(p, l); break;
+	case OP_CONV_TRANSPOSE: rc = plan_conv_transpose(p, l); break;
 	case OP_LAYOUT: rc = plan_layout(p, l); break;
 	default:
 		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
@@ -2898,6 +3124,46 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "rt_transpose(&p, x, y);");
 		break;
 	}
+	case OP_SLICE:
+	case OP_EXPAND:
+	case OP_TILE:
+	case OP_DEPTH_TO_SPACE:
+	case OP_SPACE_TO_DEPTH: {
+		const struct rt_transpose *t = &l->u.strided.t;
+		ints_str(f[0], sizeof f[0], t->dims, t->rank);
+		ints_str(f[1], sizeof f[1], t->sx, t->rank);
+		snprintf(buf, sizeof buf, ".rank = %d, .dims = %s, .sx = %s", t->rank, f[0], f[1]);
+		emit_line(e, "/* y's dims (size-1 dims dropped, contiguous ones merged), x's strides */");
+		print_struct_fields(e, "struct rt_transpose p", buf);
+		emit_line(e, "rt_transpose(&p, x + %lld, y); /* from x's element %lld */",
+		          (long long)l->u.strided.x_offset, (long long)l->u.strided.x_offset);
+		break;
+	}
+	case OP_CONV_TRANSPOSE: {
+		const struct rt_conv2d *c = &l->u.conv;
+		emit_open(e, "static const struct rt_conv2d p =");
+		emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, .M = %d, .oH = %d, .oW = %d,", c->N,
+		          c->C, c->H, c->W, c->M, c->oH, c->oW);
+		emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
+		          c->sH, c->sW, c->dH, c->dW);
+		emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
+		emit_close(e, ";");
+		emit_line(e, "rt_conv_transpose_ref(&p, x, w, %s, y);", l->n_args > 3 ? "bias" : "NULL");
+		break;
+	}
+	case OP_RESIZE:
+	case OP_UPSAMPLE: {
+		const struct rt_resize *t = &l->u.resize;
+		emit_open(e, "static const struct rt_resize p =");
+		emit_line(e, ".outer = %d, .in_h = %d, .in_w = %d, .out_h = %d, .out_w = %d,", t->outer,
+		          t->in_h, t->in_w, t->out_h, t->out_w);
+		emit_line(e, ".scale_h = %.17g, .scale_w = %.17g,", t->scale_h, t->scale_w);
+		emit_line(e, ".linear = %d, .coord = %d, .rounding = %d,", t->linear, t->coord,
+		          t->rounding);
+		emit_close(e, ";");
+		emit_line(e, "rt_resize(&p, x, y); /* x [outer, in_h, in_w], y [outer, out_h, out_w] */");
+		break;
+	}
 	case OP_PAD: {
 		const struct rt_pad *t = &l->u.pad;
 		ints_str(f[0], sizeof f[0], t->in_dims, t->rank);
@@ -2908,7 +3174,11 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, ".rank = %d, .in_dims = %s, .out_dims = %s,", t->rank, f[0], f[1]);
 		emit_line(e, ".begin = %s, .value = %s,", f[2], f[3]);
 		emit_close(e, ";");
-		emit_line(e, "rt_pad_constant(&p, x, y);");
+		if (l->unit == RT_UNIT_PAD)
+			emit_line(e, "rt_pad_constant(&p, x, y);");
+		else
+			emit_line(e, "rt_pad_edge_reflect(&p, %d, x, y); /* reflect */",
+			          strcmp(ir_attr_string(l->node, "mode", ""), "reflect") == 0);
 		break;
 	}
 	default: unreachable("op without a layer body");

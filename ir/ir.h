@@ -182,6 +182,15 @@ enum layout {
 	X(OP_INSTANCE_NORM, "InstanceNormalization")          \
 	X(OP_MVN, "MeanVarianceNormalization")                \
 	X(OP_HARDMAX, "Hardmax")                              \
+	/* data movement: strided copies (runtime/transpose.c) */ \
+	X(OP_EXPAND, "Expand")                                \
+	X(OP_TILE, "Tile")                                    \
+	X(OP_SPLIT, "Split")                                  \
+	X(OP_DEPTH_TO_SPACE, "DepthToSpace")                  \
+	X(OP_SPACE_TO_DEPTH, "SpaceToDepth")                  \
+	X(OP_RESIZE, "Resize")                                \
+	X(OP_UPSAMPLE, "Upsample")                            \
+	X(OP_CONV_TRANSPOSE, "ConvTranspose")                 \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
 	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \

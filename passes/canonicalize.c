@@ -261,7 +261,8 @@ static int required_inputs(enum op op)
 	case OP_DIV:
 	case OP_POW:
 	case OP_PRELU:
-	case OP_LAYER_NORM: return 2;
+	case OP_LAYER_NORM:
+	case OP_CONV_TRANSPOSE: return 2;
 	case OP_INSTANCE_NORM: return 3;
 	case OP_BATCHNORM: return 5;
 	case OP_CONSTANT: return 0;
@@ -284,6 +285,12 @@ static int data_inputs(const struct node *n)
 	switch (n->op) {
 	case OP_CLIP:
 	case OP_PAD:
+	case OP_SLICE:
+	case OP_EXPAND:
+	case OP_TILE:
+	case OP_SPLIT:
+	case OP_RESIZE:
+	case OP_UPSAMPLE:
 	case OP_FLATTEN:
 	case OP_RESHAPE:
 	case OP_SQUEEZE:
@@ -775,6 +782,257 @@ static int canon_transpose(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* A constant int list operand (input index, 1-D or scalar) read into v[max];
+ * the count, or -1 after reporting. */
+static int const_list(struct diag *d, struct node *n, int index, const char *what, int64_t *v,
+                      int max)
+{
+	const struct tensor *t = n->inputs[index];
+	if (!t->data || !is_integer_dtype(t->dtype) || ir_numel(t) > max) {
+		diag_error(d, n, "%s '%s' must be a constant list of at most %d integers", what,
+		           t->name, max);
+		return -1;
+	}
+	for (int64_t i = 0; i < ir_numel(t); i++)
+		v[i] = (int64_t)const_elem(t, i);
+	return (int)ir_numel(t);
+}
+
+/* Slice on an activation becomes one input and two full-rank attributes:
+ * starts[d], the x index of y's first element along d, and steps[d] (1 for
+ * an axis not sliced), so y[i] = x[starts + i * steps]. The rules are
+ * Slice-13's as in infer_shapes.c: negative starts/ends count from the back
+ * and clamp to [0, dim] (positive step) or [0, dim - 1] (negative step). */
+static int canon_slice(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0];  /* any shape */
+	const struct tensor *y = n->outputs[0]; /* x's rank, the sliced lengths */
+	int rank = x->rank, ns;
+	int64_t starts[IR_MAX_RANK], axes[IR_MAX_RANK], steps[IR_MAX_RANK];
+	int64_t first[IR_MAX_RANK] = {0}, step[IR_MAX_RANK];
+	if (n->n_inputs > 1) { /* Slice-10+ */
+		ns = const_list(d, n, 1, "starts", starts, IR_MAX_RANK);
+		if (ns < 0)
+			return 1;
+		int na = ns, nst = ns;
+		if (n->n_inputs > 3 && n->inputs[3])
+			na = const_list(d, n, 3, "axes", axes, IR_MAX_RANK);
+		else
+			for (int i = 0; i < ns; i++)
+				axes[i] = i;
+		if (n->n_inputs > 4 && n->inputs[4])
+			nst = const_list(d, n, 4, "steps", steps, IR_MAX_RANK);
+		else
+			for (int i = 0; i < ns; i++)
+				steps[i] = 1;
+		if (na < 0 || nst < 0)
+			return 1;
+		if (na != ns || nst != ns) {
+			diag_error(d, n, "starts, axes and steps differ in length");
+			return 1;
+		}
+	} else { /* Slice-1: attributes, step 1 */
+		const int64_t *v;
+		ns = get_ints(d, n, "starts", &v);
+		if (ns < 0 || ns > IR_MAX_RANK) {
+			diag_error(d, n, "attribute 'starts' is required");
+			return 1;
+		}
+		memcpy(starts, v, (size_t)ns * sizeof *v);
+		const int64_t *va, *vs;
+		int na = get_ints(d, n, "axes", &va);
+		/* steps: only in dnncc's canonical form, which is a fixed point */
+		int nst = get_ints(d, n, "steps", &vs);
+		for (int i = 0; i < ns; i++) {
+			axes[i] = na == ns ? va[i] : i;
+			steps[i] = nst == ns ? vs[i] : 1;
+		}
+		get_ints(d, n, "ends", &v); /* already in y's shape */
+	}
+	for (int i = 0; i < rank; i++)
+		step[i] = 1;
+	for (int i = 0; i < ns; i++) {
+		if (normalize_axis(d, n, &axes[i], rank))
+			return 1;
+		int64_t dim = x->dims[axes[i]], b = starts[i] < 0 ? starts[i] + dim : starts[i];
+		if (steps[i] > 0)
+			b = b < 0 ? 0 : b > dim ? dim : b;
+		else
+			b = b < 0 ? 0 : b > dim - 1 ? dim - 1 : b;
+		first[axes[i]] = b;
+		step[axes[i]] = steps[i];
+	}
+	for (int i = 0; i < rank; i++) {
+		int64_t last = first[i] + (y->dims[i] - 1) * step[i];
+		if (y->dims[i] > 0 && (last < 0 || last >= x->dims[i])) {
+			diag_error(d, n, "internal error: slice of axis %d leaves [0, %" PRId64 ")", i,
+			           x->dims[i]);
+			return 1;
+		}
+	}
+	put_ints(g, n, "starts", rank, first);
+	put_ints(g, n, "steps", rank, step);
+	n->n_inputs = 1;
+	return 0;
+}
+
+/* Split becomes one Slice per output, each in canonical form (starts at
+ * the part's offset along axis, steps 1): the node itself computes output 0,
+ * the others are inserted behind it. infer_shapes checked the sizes. */
+static int canon_split(struct graph *g, struct node *n, struct diag *d)
+{
+	struct tensor *x = n->inputs[0]; /* [..., dim(axis), ...] */
+	int rank = x->rank, m = n->n_outputs;
+	int64_t axis = get_int(d, n, "axis", 0);
+	if (normalize_axis(d, n, &axis, rank))
+		return 1;
+	const int64_t *unused;
+	get_ints(d, n, "split", &unused); /* the sizes are the outputs' dims now */
+	get_int(d, n, "num_outputs", 0);
+	int64_t starts[IR_MAX_RANK] = {0}, steps[IR_MAX_RANK];
+	for (int i = 0; i < rank; i++)
+		steps[i] = 1;
+	struct tensor **outs = arena_memdup(&g->arena, n->outputs, (size_t)m * sizeof *outs);
+	struct node *prev = n;
+	for (int k = 0; k < m; k++) {
+		struct node *s = n;
+		if (k > 0)
+			s = prev = insert_node_after(g, prev, OP_SLICE, unique_node_name(g, n->name), 1,
+			                             &x, 1, &outs[k]);
+		put_ints(g, s, "starts", rank, starts);
+		put_ints(g, s, "steps", rank, steps);
+		starts[axis] += outs[k]->dims[axis];
+	}
+	n->op = OP_SLICE;
+	n->n_inputs = 1;
+	n->n_outputs = 1;
+	return 0;
+}
+
+/* Resize and Upsample keep one input and spell out what the kernel needs:
+ * mode (nearest or linear), coordinate_transformation_mode, nearest_mode and
+ * the scales of the last two dims (the given ones, or y / x lengths when
+ * sizes are given). Upsample and Resize-10 map coordinates asymmetrically and
+ * take the floor for nearest (Upsample's np.repeat). Other dims must keep
+ * their length; cubic, antialias, tf_* and half_pixel_symmetric modes and
+ * aspect-ratio policies other than stretch are refused. */
+static int canon_resize(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0];  /* [..., H, W] */
+	const struct tensor *y = n->outputs[0]; /* [..., H', W'] */
+	int r = x->rank;
+	int v10 = n->op == OP_UPSAMPLE || n->n_inputs <= 2; /* Upsample, Resize-10 */
+	const char *mode = get_string(d, n, "mode", "nearest");
+	const char *coord = v10 ? "asymmetric"
+	                        : get_string(d, n, "coordinate_transformation_mode", "half_pixel");
+	const char *rounding = v10 ? "floor" : get_string(d, n, "nearest_mode", "round_prefer_floor");
+	if (strcmp(mode, "bilinear") == 0 && n->op == OP_UPSAMPLE)
+		mode = "linear";
+	if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0) {
+		diag_error(d, n, "%s mode '%s' is not supported (nearest, linear)", ir_op_names[n->op],
+		           mode);
+		return 1;
+	}
+	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
+	                                     "align_corners"};
+	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
+	                                        "ceil"};
+	int ok_c = 0, ok_r = 0;
+	for (int i = 0; i < 4; i++) {
+		ok_c |= strcmp(coord, coords[i]) == 0;
+		ok_r |= strcmp(rounding, roundings[i]) == 0;
+	}
+	if (!ok_c || !ok_r) {
+		diag_error(d, n, "coordinate_transformation_mode '%s' with nearest_mode '%s' is not "
+		           "supported", coord, rounding);
+		return 1;
+	}
+	if (get_int(d, n, "antialias", 0) != 0 ||
+	    strcmp(get_string(d, n, "keep_aspect_ratio_policy", "stretch"), "stretch") != 0) {
+		diag_error(d, n, "antialias and keep_aspect_ratio_policy other than stretch are not "
+		           "supported");
+		return 1;
+	}
+	get_float(d, n, "cubic_coeff_a", -0.75);    /* cubic only */
+	get_int(d, n, "exclude_outside", 0);        /* cubic only */
+	get_float(d, n, "extrapolation_value", 0); /* tf_crop_and_resize only */
+	if (r < 2) {
+		diag_error(d, n, "input '%s' has rank %d, expected at least 2", x->name, r);
+		return 1;
+	}
+	for (int i = 0; i < r - 2; i++) {
+		if (x->dims[i] != y->dims[i]) {
+			diag_error(d, n, "resizes dim %d of '%s'; only the last two dims are supported", i,
+			           x->name);
+			return 1;
+		}
+	}
+	double sc[2] = {(double)y->dims[r - 2] / x->dims[r - 2],
+	                (double)y->dims[r - 1] / x->dims[r - 1]};
+	const struct attr *a = ir_attr(n, "scales");
+	const struct tensor *ts = n->n_inputs == 2 ? n->inputs[1] : n->n_inputs > 2 ? n->inputs[2]
+	                                                                              : NULL;
+	const struct tensor *tz = n->n_inputs > 3 ? n->inputs[3] : NULL;
+	int sized = tz && tz->data && ir_numel(tz) > 0;
+	for (int k = 0; k < 2 && !sized; k++) {
+		if (a && a->kind == ATTR_FLOATS && a->n == r)
+			sc[k] = a->floats[r - 2 + k];
+		else if (ts && ts->data && ir_numel(ts) == r)
+			sc[k] = const_elem(ts, r - 2 + k);
+	}
+	put_string(g, n, "mode", mode);
+	put_string(g, n, "coordinate_transformation_mode", coord);
+	put_string(g, n, "nearest_mode", rounding);
+	put_float(g, n, "scale_h", sc[0]);
+	put_float(g, n, "scale_w", sc[1]);
+	n->n_inputs = 1;
+	return 0;
+}
+
+/* ConvTranspose (2-D, shapes checked by infer_shapes) gets kernel_shape,
+ * strides, dilations, group and the leading pads [padT, padL] spelled out.
+ * With output_shape or auto_pad SAME_*, the total padding that the output
+ * length implies is split as the operator page says: SAME_UPPER puts the
+ * smaller half first, otherwise the larger. */
+static int canon_conv_transpose(struct graph *g, struct node *n, struct diag *d)
+{
+	const struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
+	int64_t st[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0}, pads[4] = {0}, lead[2];
+	const int64_t *v;
+	int k;
+	if ((k = get_ints(d, n, "strides", &v)) == 2)
+		memcpy(st, v, sizeof st);
+	if ((k = get_ints(d, n, "dilations", &v)) == 2)
+		memcpy(dl, v, sizeof dl);
+	if ((k = get_ints(d, n, "output_padding", &v)) == 2)
+		memcpy(op, v, sizeof op);
+	int explicit_pads = (k = get_ints(d, n, "pads", &v)) == 4;
+	if (explicit_pads)
+		memcpy(pads, v, sizeof pads);
+	get_ints(d, n, "kernel_shape", &v);
+	const char *ap = get_string(d, n, "auto_pad", "NOTSET");
+	int by_shape = get_ints(d, n, "output_shape", &v) > 0 || strncmp(ap, "SAME", 4) == 0;
+	for (int i = 0; i < 2; i++) {
+		int64_t total = st[i] * (x->dims[2 + i] - 1) + op[i] + (w->dims[2 + i] - 1) * dl[i] + 1 -
+		                y->dims[2 + i];
+		/* total / 2 rounded down, as the page's Python does: a negative total
+		 * (output_shape beyond the natural length) pads only the end */
+		int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+		if (!by_shape)
+			lead[i] = strcmp(ap, "VALID") == 0 ? 0 : pads[i];
+		else if (strcmp(ap, "SAME_UPPER") == 0)
+			lead[i] = half;
+		else
+			lead[i] = total - half;
+	}
+	put_ints(g, n, "kernel_shape", 2, (const int64_t[]){w->dims[2], w->dims[3]});
+	put_ints(g, n, "strides", 2, st);
+	put_ints(g, n, "dilations", 2, dl);
+	put_ints(g, n, "pads", 2, lead);
+	put_int(g, n, "group", get_int(d, n, "group", 1));
+	return 0;
+}
+
 /* Reads a scalar operand given as a constant input; 0 when absent. */
 static int scalar_input(struct diag *d, struct node *n, int index, const char *what, double *out)
 {
@@ -863,10 +1121,12 @@ static int canon_pad(struct graph *g, struct node *n, struct diag *d)
 	int rank = x->rank;
 	int64_t pads[2 * IR_MAX_RANK] = {0};
 	const char *mode = get_string(d, n, "mode", "constant");
-	if (strcmp(mode, "constant") != 0) {
-		diag_error(d, n, "Pad mode '%s' is not supported", mode);
+	if (strcmp(mode, "constant") != 0 && strcmp(mode, "edge") != 0 &&
+	    strcmp(mode, "reflect") != 0) {
+		diag_error(d, n, "Pad mode '%s' is not supported (constant, edge, reflect)", mode);
 		return 1;
 	}
+	put_string(g, n, "mode", mode);
 	const struct tensor *tp = n->n_inputs > 1 ? n->inputs[1] : NULL; /* [2 * n_axes] ints */
 	const struct tensor *taxes = n->n_inputs > 3 ? n->inputs[3] : NULL; /* [n_axes] ints */
 	if (tp) {
@@ -1302,7 +1562,6 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_SHAPE:
 	case OP_GATHER:
 	case OP_CAST:
-	case OP_SLICE:
 	case OP_CONSTANT_OF_SHAPE:
 		diag_error(d, n, "%s on non-constant input is not supported", ir_op_names[n->op]);
 		return 1;
@@ -1345,6 +1604,26 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_UNSQUEEZE: err += canon_view(g, n, d); break;
 	case OP_TRANSPOSE: err += canon_transpose(g, n, d); break;
 	case OP_PAD: err += canon_pad(g, n, d); break;
+	case OP_SLICE: err += canon_slice(g, n, d); break;
+	case OP_SPLIT: err += canon_split(g, n, d); break;
+	case OP_EXPAND:
+	case OP_TILE: n->n_inputs = 1; break; /* the output's shape says it all */
+	case OP_SPACE_TO_DEPTH: get_int(d, n, "blocksize", 1); break; /* checked by infer_shapes */
+	case OP_RESIZE:
+	case OP_UPSAMPLE: err += canon_resize(g, n, d); break;
+	case OP_CONV_TRANSPOSE: err += canon_conv_transpose(g, n, d); break;
+	case OP_DEPTH_TO_SPACE: {
+		get_int(d, n, "blocksize", 1);
+		/* DCR (the default) or CRD, written back so emission need not guess */
+		const char *mode = get_string(d, n, "mode", "DCR");
+		if (strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0) {
+			diag_error(d, n, "DepthToSpace mode '%s' is not supported (DCR or CRD)", mode);
+			err++;
+		} else {
+			put_string(g, n, "mode", mode);
+		}
+		break;
+	}
 	case OP_ELU:
 	case OP_SELU:
 	case OP_CELU:

@@ -1742,6 +1742,300 @@ static int infer_slice(struct ctx *c, struct node *n)
 	return 0;
 }
 
+/* Expand (https://onnx.ai/onnx/operators/onnx__Expand.html): x broadcast
+ * with the constant shape, numpy rules, so a 1 in shape keeps x's dim. */
+static int infer_expand(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 2, 1))
+		return -1;
+	int64_t shape[IR_MAX_RANK], dims[IR_MAX_RANK];
+	int k = const_ints(c, n, 1, "shape", shape, IR_MAX_RANK), r, bad;
+	if (k < 0)
+		return -1;
+	struct tensor *x = n->inputs[0];
+	if (broadcast_dims(x->rank, x->dims, k, shape, &r, dims, &bad)) {
+		diag_error(c->d, n, "shape %s does not broadcast with %s", DIMS(k, shape), SHAPE(x));
+		return -1;
+	}
+	return set_out(c, n, 0, x->dtype, r, dims);
+}
+
+/* Tile (https://onnx.ai/onnx/operators/onnx__Tile.html): dim d of x
+ * repeated repeats[d] times, repeats a constant list of x's rank. */
+static int infer_tile(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 2, 1))
+		return -1;
+	int64_t rep[IR_MAX_RANK], dims[IR_MAX_RANK];
+	int k = const_ints(c, n, 1, "repeats", rep, IR_MAX_RANK);
+	if (k < 0)
+		return -1;
+	struct tensor *x = n->inputs[0];
+	if (k != x->rank) {
+		diag_error(c->d, n, "repeats has %d values, expected one per dim of %s", k, SHAPE(x));
+		return -1;
+	}
+	for (int i = 0; i < k; i++) {
+		if (rep[i] < 0 || rep[i] > MAX_ELEMS) {
+			diag_error(c->d, n, "repeats[%d] is %lld, out of range", i, (long long)rep[i]);
+			return -1;
+		}
+		dims[i] = x->dims[i] * rep[i];
+	}
+	return set_out(c, n, 0, x->dtype, k, dims);
+}
+
+/* Split (https://onnx.ai/onnx/operators/onnx__Split.html) along axis: the
+ * sizes come from the split attribute (before opset 13) or constant input 1;
+ * else from num_outputs (opset 18; the last part is smaller when the dim is
+ * not a multiple) or the output count (equal parts). Every output is set. */
+static int infer_split(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 2, INT_MAX))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int ax;
+	if (norm_axis(c, n, "axis", ir_attr_int(n, "axis", 0), x->rank, &ax))
+		return -1;
+	int m = n->n_outputs;
+	for (int i = 0; i < m; i++) {
+		if (!n->outputs[i]) {
+			diag_error(c->d, n, "output %d is missing", i);
+			return -1;
+		}
+	}
+	int64_t *sizes = arena_alloc(&c->g->arena, (size_t)m * sizeof *sizes);
+	int k = -2;
+	if (in(n, 1)) {
+		k = const_ints(c, n, 1, "split", sizes, m);
+	} else {
+		struct attr *a = ir_attr(n, "split");
+		if (a && (a->kind != ATTR_INTS || a->n > m)) {
+			diag_error(c->d, n, "attribute 'split' must list one size per output (%d)", m);
+			return -1;
+		}
+		if (a)
+			for (k = 0; k < a->n; k++)
+				sizes[k] = a->ints[k];
+	}
+	if (k == -1)
+		return -1;
+	int64_t dim = x->dims[ax], sum = 0;
+	if (k == -2) {
+		int64_t parts = ir_attr_int(n, "num_outputs", m);
+		if (parts != m) {
+			diag_error(c->d, n, "num_outputs is %lld but the node has %d outputs",
+			           (long long)parts, m);
+			return -1;
+		}
+		int64_t chunk = (dim + m - 1) / m;
+		if (!ir_attr(n, "num_outputs") && dim % m) {
+			diag_error(c->d, n, "axis %d of %s does not split into %d equal parts", ax,
+			           SHAPE(x), m);
+			return -1;
+		}
+		for (k = 0; k < m; k++) {
+			sizes[k] = chunk < dim - sum ? chunk : dim - sum;
+			sum += sizes[k];
+		}
+	} else {
+		if (k != m) {
+			diag_error(c->d, n, "split lists %d sizes for %d outputs", k, m);
+			return -1;
+		}
+		for (int i = 0; i < m; i++) {
+			if (sizes[i] < 0) {
+				diag_error(c->d, n, "split[%d] is negative", i);
+				return -1;
+			}
+			sum += sizes[i];
+		}
+	}
+	if (sum != dim) {
+		diag_error(c->d, n, "split sizes add up to %lld, axis %d of %s is %lld",
+		           (long long)sum, ax, SHAPE(x), (long long)dim);
+		return -1;
+	}
+	int64_t dims[IR_MAX_RANK];
+	memcpy(dims, x->dims, sizeof dims);
+	for (int i = 0; i < m; i++) {
+		dims[ax] = sizes[i];
+		if (set_out(c, n, i, x->dtype, x->rank, dims))
+			return -1;
+	}
+	return 0;
+}
+
+/* DepthToSpace and SpaceToDepth on [N, C, H, W] with blocksize b:
+ * [N, C / b^2, H * b, W * b] and [N, C * b^2, H / b, W / b]. */
+static int infer_depth_space(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 1, 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int64_t b = ir_attr_int(n, "blocksize", 0);
+	if (x->rank != 4) {
+		diag_error(c->d, n, "input %s must be [N, C, H, W]", SHAPE(x));
+		return -1;
+	}
+	if (b < 1 || b > 4096) {
+		diag_error(c->d, n, "blocksize %lld is missing or out of range", (long long)b);
+		return -1;
+	}
+	int64_t dims[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
+	if (n->op == OP_DEPTH_TO_SPACE) {
+		if (dims[1] % (b * b)) {
+			diag_error(c->d, n, "channels of %s are not a multiple of blocksize^2 = %lld",
+			           SHAPE(x), (long long)(b * b));
+			return -1;
+		}
+		dims[1] /= b * b;
+		dims[2] *= b;
+		dims[3] *= b;
+	} else {
+		if (dims[2] % b || dims[3] % b) {
+			diag_error(c->d, n, "H and W of %s are not multiples of blocksize %lld", SHAPE(x),
+			           (long long)b);
+			return -1;
+		}
+		dims[1] *= b * b;
+		dims[2] /= b;
+		dims[3] /= b;
+	}
+	return set_out(c, n, 0, x->dtype, 4, dims);
+}
+
+/* Resize and Upsample: output dims are the constant sizes (Resize-11+
+ * input 3) or floor(dim * scale) for the constant scales (Upsample-7's
+ * attribute, input 1 of Upsample-9 and Resize-10, input 2 of Resize-11+).
+ * An empty constant stands for an absent operand. */
+static int infer_resize(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 1, 4, 1))
+		return -1;
+	struct tensor *x = n->inputs[0];
+	int r = x->rank, si = n->n_inputs == 2 ? 1 : 2;
+	struct tensor *ts = in(n, si), *tz = n->n_inputs > 3 ? in(n, 3) : NULL;
+	int64_t dims[IR_MAX_RANK];
+	if (ir_attr(n, "axes")) {
+		diag_error(c->d, n, "the axes attribute is not supported");
+		return -1;
+	}
+	if (tz && tz->data && ir_numel(tz) > 0) {
+		int k = const_ints(c, n, 3, "sizes", dims, IR_MAX_RANK);
+		if (k < 0)
+			return -1;
+		if (k != r) {
+			diag_error(c->d, n, "sizes has %d values, expected %d", k, r);
+			return -1;
+		}
+		return set_out(c, n, 0, x->dtype, r, dims);
+	}
+	if (tz && !tz->data) {
+		diag_error(c->d, n, "sizes '%s' must be a constant, but it is computed at run time",
+		           tz->name);
+		return -1;
+	}
+	double sc[IR_MAX_RANK];
+	struct attr *a = n->op == OP_UPSAMPLE && n->n_inputs == 1 ? ir_attr(n, "scales") : NULL;
+	if (a) {
+		if (a->kind != ATTR_FLOATS || a->n != r) {
+			diag_error(c->d, n, "attribute 'scales' must list %d floats", r);
+			return -1;
+		}
+		for (int i = 0; i < r; i++)
+			sc[i] = a->floats[i];
+	} else {
+		if (!ts || (ts->data && ir_numel(ts) == 0)) {
+			diag_error(c->d, n, "neither scales nor sizes is given");
+			return -1;
+		}
+		if (!ts->data) {
+			diag_error(c->d, n, "scales '%s' must be a constant, but it is computed at run "
+			           "time", ts->name);
+			return -1;
+		}
+		if (!is_float(ts->dtype) || ir_numel(ts) != r) {
+			diag_error(c->d, n, "scales '%s' must be a constant list of %d floats", ts->name,
+			           r);
+			return -1;
+		}
+		for (int i = 0; i < r; i++)
+			sc[i] = elem_f(ts->dtype, ts->data, i);
+	}
+	for (int i = 0; i < r; i++) {
+		if (!(sc[i] > 0) || sc[i] * (double)x->dims[i] > (double)MAX_ELEMS) {
+			diag_error(c->d, n, "scale %g of dim %d is out of range", sc[i], i);
+			return -1;
+		}
+		dims[i] = (int64_t)floor(sc[i] * (double)x->dims[i]);
+	}
+	return set_out(c, n, 0, x->dtype, r, dims);
+}
+
+/* ConvTranspose in 2-D: x [N, C, H, W], w [C, M/group, kH, kW], bias [M].
+ * Each spatial output length is output_shape's, H * stride under auto_pad
+ * SAME_*, else stride * (H - 1) + output_padding + (k - 1) * dilation + 1
+ * minus both pads (the operator page's formula). */
+static int infer_conv_transpose(struct ctx *c, struct node *n)
+{
+	if (check_arity(c, n, 2, 3, 1))
+		return -1;
+	struct tensor *x = n->inputs[0], *w = n->inputs[1], *b = in(n, 2);
+	if (x->rank != 4 || w->rank != 4) {
+		diag_error(c->d, n, "only 2-D ConvTranspose is supported (X %s, W %s)", SHAPE(x),
+		           SHAPE(w));
+		return -1;
+	}
+	int64_t group = ir_attr_int(n, "group", 1);
+	if (group < 1 || x->dims[1] % group || x->dims[1] != w->dims[0]) {
+		diag_error(c->d, n, "W %s does not fit X %s with group %lld", SHAPE(w), SHAPE(x),
+		           (long long)group);
+		return -1;
+	}
+	int64_t M = w->dims[1] * group;
+	if (b && (b->rank != 1 || b->dims[0] != M)) {
+		diag_error(c->d, n, "bias %s must be [%lld]", SHAPE(b), (long long)M);
+		return -1;
+	}
+	int64_t ks[2] = {w->dims[2], w->dims[3]}, st[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0};
+	int64_t pads[4] = {0}, os[4];
+	if (attr_list(c, n, "kernel_shape", ks, 2) == -1 || attr_list(c, n, "strides", st, 2) == -1 ||
+	    attr_list(c, n, "dilations", dl, 2) == -1 || attr_list(c, n, "pads", pads, 4) == -1 ||
+	    attr_list(c, n, "output_padding", op, 2) == -1)
+		return -1;
+	int nos = attr_list(c, n, "output_shape", os, 4);
+	if (nos == -1)
+		return -1;
+	const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
+	int same = strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0;
+	if (!same && strcmp(ap, "NOTSET") != 0 && strcmp(ap, "VALID") != 0) {
+		diag_error(c->d, n, "auto_pad '%s' is not supported", ap);
+		return -1;
+	}
+	int64_t dims[4] = {x->dims[0], M, 0, 0};
+	for (int i = 0; i < 2; i++) {
+		if (ks[i] != w->dims[2 + i] || st[i] < 1 || dl[i] < 1 || op[i] < 0) {
+			diag_error(c->d, n, "kernel_shape, strides, dilations or output_padding out of "
+			           "range for W %s", SHAPE(w));
+			return -1;
+		}
+		if (nos >= 2)
+			dims[2 + i] = os[nos - 2 + i];
+		else if (same)
+			dims[2 + i] = x->dims[2 + i] * st[i];
+		else
+			dims[2 + i] = st[i] * (x->dims[2 + i] - 1) + op[i] + (ks[i] - 1) * dl[i] + 1 -
+			              (strcmp(ap, "VALID") ? pads[i] + pads[2 + i] : 0);
+		if (dims[2 + i] < 1) {
+			diag_error(c->d, n, "output would have the length %lld on spatial dim %d",
+			           (long long)dims[2 + i], i);
+			return -1;
+		}
+	}
+	return set_out(c, n, 0, x->dtype, 4, dims);
+}
+
 /* ConstantOfShape: a tensor of the given (constant) shape filled with the one
  * element of `value` (default float32 0). It is always materialised. */
 static int infer_constant_of_shape(struct ctx *c, struct node *n)
@@ -2018,6 +2312,14 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_GATHER: return infer_gather(c, n);
 	case OP_CAST: return infer_cast(c, n);
 	case OP_SLICE: return infer_slice(c, n);
+	case OP_EXPAND: return infer_expand(c, n);
+	case OP_TILE: return infer_tile(c, n);
+	case OP_SPLIT: return infer_split(c, n);
+	case OP_DEPTH_TO_SPACE:
+	case OP_SPACE_TO_DEPTH: return infer_depth_space(c, n);
+	case OP_RESIZE:
+	case OP_UPSAMPLE: return infer_resize(c, n);
+	case OP_CONV_TRANSPOSE: return infer_conv_transpose(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
 	case OP_LAYOUT: break; /* inserted later, by select */
 	case OP_ACT_GRAD:

@@ -52,6 +52,13 @@ void rt_concat_part(int outer, int part, int total, int offset, const float *x, 
 void rt_transpose(const struct rt_transpose *p, const float *x, float *y);
 /* pad.c */
 void rt_pad_constant(const struct rt_pad *p, const float *x, float *y);
+/* pad_mode.c: ONNX Pad edge (reflect = 0) and reflect (1) modes; x [in_dims], y [out_dims] */
+void rt_pad_edge_reflect(const struct rt_pad *p, int reflect, const float *x, float *y);
+/* resize.c: ONNX Resize nearest/linear over the last two dims; x [outer, in_h, in_w] */
+void rt_resize(const struct rt_resize *p, const float *x, float *y);
+/* conv_transpose.c: ONNX ConvTranspose 2-D; x [N, C, H, W], w [C, M/group, kH, kW], b [M] or NULL */
+void rt_conv_transpose_ref(const struct rt_conv2d *p, const float *x, const float *w,
+                           const float *b, float *y);
 /* clip.c: y[i] = min(max(x[i], lo), hi) for n elements, each bound read from
  * its pointer (one float) or, when that is NULL, the constant; x may equal y */
 void rt_clip(size_t n, const float *x, const float *lo, const float *hi, float lo_const,

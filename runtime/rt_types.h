@@ -209,6 +209,29 @@ struct rt_transpose {
 
 /* Constant pad: x dense [in_dims], y dense [out_dims],
  * out_dims[k] = in_dims[k] + begin[k] + end[k] (ends may be negative: crop). */
+/* Resize of resize.c: coordinate_transformation_mode, nearest_mode. */
+enum rt_resize_coord {
+	RT_RESIZE_HALF_PIXEL,
+	RT_RESIZE_PYTORCH_HALF_PIXEL,
+	RT_RESIZE_ASYMMETRIC,
+	RT_RESIZE_ALIGN_CORNERS
+};
+enum rt_nearest_mode {
+	RT_NEAREST_ROUND_PREFER_FLOOR,
+	RT_NEAREST_ROUND_PREFER_CEIL,
+	RT_NEAREST_FLOOR,
+	RT_NEAREST_CEIL
+};
+
+/* x [outer, in_h, in_w] resized to y [outer, out_h, out_w] (resize.c). */
+struct rt_resize {
+	int outer, in_h, in_w, out_h, out_w;
+	double scale_h, scale_w; /* y length / x length as the model gives it */
+	int linear;              /* 1: bilinear, 0: nearest */
+	int coord;               /* enum rt_resize_coord */
+	int rounding;            /* enum rt_nearest_mode (nearest only) */
+};
+
 struct rt_pad {
 	int rank;
 	int in_dims[RT_MAX_RANK];

@@ -96,6 +96,8 @@ static const char *const in_scope_ops[] = {
 	"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
 	"ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare",
 	"LayerNormalization", "InstanceNormalization", "MeanVarianceNormalization", "Hardmax",
+	"Slice", "Split", "Expand", "Tile", "DepthToSpace", "SpaceToDepth", "Resize",
+	"Upsample", "ConvTranspose",
 };
 
 static const char *const test_sets[] = {"node", "pytorch-converted"};

@@ -2169,3 +2169,127 @@ Test(emit_instrument, names_rows_and_calls)
 	remove_dir(dir);
 	ir_graph_free(g);
 }
+
+/* Slice in canonical form (full-rank starts and steps), reversed on one axis
+ * and strided on another, compiled and run: the generated rt_transpose
+ * starts at x's element starts and walks x with the signed strides. */
+Test(emit_ops, slice_negative_and_positive_steps)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(3, 4, 5));
+	struct tensor *y = act(g, "y", SHAPE(2, 4, 2));
+	struct node *s = node(g, OP_SLICE, NULL, INS(x), y);
+	a_ints(g, s, "starts", 3, (const int64_t[]){2, 0, 1});
+	a_ints(g, s, "steps", 3, (const int64_t[]){-1, 1, 3});
+	output(g, y);
+	plan_by_hand(g);
+
+	float *in[1], *want[1];
+	make_inputs(g, in);
+	want[0] = alloc_out(y);
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 4; j++)
+			for (int k = 0; k < 2; k++)
+				want[0][(i * 4 + j) * 2 + k] = in[0][((2 - i) * 4 + j) * 5 + 1 + 3 * k];
+	check_model(g, WEIGHTS_CARRAY, in, want, 0.0);
+	free_all(in, 1);
+	free_all(want, 1);
+	ir_graph_free(g);
+}
+
+/* Expand (a broadcast dim and a new leading dim) and Tile (repeats on a
+ * middle and the last dim, one of 1), compiled and run: both are
+ * rt_transpose reading x with stride 0 where values repeat. */
+Test(emit_ops, expand_and_tile)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(3, 1, 2));
+	struct tensor *ye = act(g, "ye", SHAPE(2, 3, 4, 2));
+	struct tensor *yt = act(g, "yt", SHAPE(3, 2, 6));
+	node(g, OP_EXPAND, NULL, INS(x), ye);
+	node(g, OP_TILE, NULL, INS(x), yt);
+	output(g, ye);
+	output(g, yt);
+	plan_by_hand(g);
+
+	float *in[1], *want[2];
+	make_inputs(g, in);
+	want[0] = alloc_out(ye);
+	want[1] = alloc_out(yt);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 3; b++)
+			for (int c = 0; c < 4; c++)
+				for (int k = 0; k < 2; k++)
+					want[0][((a * 3 + b) * 4 + c) * 2 + k] = in[0][b * 2 + k];
+	for (int b = 0; b < 3; b++)
+		for (int c = 0; c < 2; c++)
+			for (int k = 0; k < 6; k++)
+				want[1][(b * 2 + c) * 6 + k] = in[0][b * 2 + k % 2];
+	check_model(g, WEIGHTS_CARRAY, in, want, 0.0);
+	free_all(in, 1);
+	free_all(want, 2);
+	ir_graph_free(g);
+}
+
+/* Bilinear tap of plane x [h, w] at (ch, cw), the coordinates clamped. */
+static double bilinear_ref(const float *x, int h, int w, double ch, double cw)
+{
+	ch = ch < 0 ? 0 : ch > h - 1 ? h - 1 : ch;
+	cw = cw < 0 ? 0 : cw > w - 1 ? w - 1 : cw;
+	int h0 = (int)floor(ch), w0 = (int)floor(cw);
+	int h1 = h0 + 1 < h ? h0 + 1 : h0, w1 = w0 + 1 < w ? w0 + 1 : w0;
+	double a = ch - h0, b = cw - w0;
+	return (1 - a) * ((1 - b) * x[h0 * w + w0] + b * x[h0 * w + w1]) +
+	       a * ((1 - b) * x[h1 * w + w0] + b * x[h1 * w + w1]);
+}
+
+/* Resize in canonical form, compiled and run: nearest with asymmetric
+ * coordinates and floor (Upsample's rule), bilinear with align_corners, and
+ * bilinear with half_pixel (coordinates below 0 clamp), against the ONNX
+ * formulas in double. */
+Test(emit_ops, resize_nearest_and_linear)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(1, 2, 2, 3));
+	struct tensor *y[3] = {act(g, "y0", SHAPE(1, 2, 4, 6)), act(g, "y1", SHAPE(1, 2, 3, 5)),
+	                       act(g, "y2", SHAPE(1, 2, 3, 6))};
+	static const char *const mode[3] = {"nearest", "linear", "linear"};
+	static const char *const coord[3] = {"asymmetric", "align_corners", "half_pixel"};
+	const double sh[3] = {2, 1.5, 1.5}, sw[3] = {2, 5.0 / 3, 2};
+	for (int i = 0; i < 3; i++) {
+		struct node *n = node(g, OP_RESIZE, NULL, INS(x), y[i]);
+		struct attr *a = ir_add_attr(g, n, "mode", ATTR_STRING);
+		a->s = arena_strdup(&g->arena, mode[i]);
+		a = ir_add_attr(g, n, "coordinate_transformation_mode", ATTR_STRING);
+		a->s = arena_strdup(&g->arena, coord[i]);
+		a = ir_add_attr(g, n, "nearest_mode", ATTR_STRING);
+		a->s = arena_strdup(&g->arena, "floor");
+		a_float(g, n, "scale_h", sh[i]);
+		a_float(g, n, "scale_w", sw[i]);
+		output(g, y[i]);
+	}
+	plan_by_hand(g);
+
+	float *in[1], *want[3];
+	make_inputs(g, in);
+	for (int i = 0; i < 3; i++)
+		want[i] = alloc_out(y[i]);
+	for (int c = 0; c < 2; c++) {
+		const float *xc = in[0] + c * 6; /* [2, 3] */
+		for (int h = 0; h < 4; h++)
+			for (int w = 0; w < 6; w++)
+				want[0][(c * 4 + h) * 6 + w] = xc[(h / 2) * 3 + w / 2];
+		for (int h = 0; h < 3; h++)
+			for (int w = 0; w < 5; w++)
+				want[1][(c * 3 + h) * 5 + w] =
+				        (float)bilinear_ref(xc, 2, 3, h * 1.0 / 2, w * 2.0 / 4);
+		for (int h = 0; h < 3; h++)
+			for (int w = 0; w < 6; w++)
+				want[2][(c * 3 + h) * 6 + w] = (float)bilinear_ref(
+				        xc, 2, 3, (h + 0.5) / 1.5 - 0.5, (w + 0.5) / 2 - 0.5);
+	}
+	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
+	free_all(in, 1);
+	free_all(want, 3);
+	ir_graph_free(g);
+}

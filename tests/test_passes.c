@@ -1229,16 +1229,16 @@ Test(canonicalize, pad_inputs_become_attributes)
 	ir_graph_free(g);
 }
 
-Test(canonicalize, pad_mode_other_than_constant_is_rejected)
+Test(canonicalize, pad_mode_wrap_is_rejected)
 {
 	struct graph *g = graph_new(13);
 	static const int64_t pads[4] = {1, 1, 1, 1};
 	struct tensor *x = input(g, act(g, "x", SHAPE(3, 3)));
 	struct tensor *y = output(g, act(g, "y", SHAPE(5, 5)));
 	struct node *pad = node(g, OP_PAD, "pad", INS(x, cst_i64(g, "pads", pads, SHAPE(4))), y);
-	set_string(g, pad, "mode", "reflect");
+	set_string(g, pad, "mode", "wrap");
 	char *text = canonicalize_fails(g, NULL);
-	cr_assert(strstr(text, "node 'pad' (Pad): Pad mode 'reflect' is not supported"), "%s", text);
+	cr_assert(strstr(text, "node 'pad' (Pad): Pad mode 'wrap' is not supported"), "%s", text);
 	free(text);
 	ir_graph_free(g);
 }
@@ -1988,5 +1988,133 @@ Test(plan_memory, weights_over_the_limit)
 	free(msgs);
 	cr_assert_eq(plan_limited(g, 0, 2u << 20, &msgs), 0, "%s", msgs);
 	free(msgs);
+	ir_graph_free(g);
+}
+
+/* Slice on an activation keeps one input; starts become the x index of y's
+ * first element on every axis (clamped, negative ones counted from the back)
+ * and steps cover every axis, 1 where not sliced. */
+Test(canonicalize, slice_becomes_full_rank_starts_and_steps)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t starts[2] = {-1, 9}, ends[2] = {0, -100}, axes[2] = {2, 0},
+	                     steps[2] = {-2, -1};
+	struct tensor *x = input(g, act(g, "x", SHAPE(3, 4, 5)));
+	/* axis 2: 4, 2 (ends 0 exclusive); axis 0: 9 clamps to 2, down to -1: 2, 1, 0 */
+	struct tensor *y = output(g, act(g, "y", SHAPE(3, 4, 2)));
+	struct node *n = node(g, OP_SLICE, "s",
+	                      INS(x, cst_i64(g, "b", starts, SHAPE(2)), cst_i64(g, "e", ends, SHAPE(2)),
+	                          cst_i64(g, "a", axes, SHAPE(2)), cst_i64(g, "t", steps, SHAPE(2))),
+	                      y);
+	canonicalize_ok(g);
+	cr_assert_eq(n->n_inputs, 1);
+	assert_ints(n, "starts", 3, (const int64_t[]){2, 0, 4});
+	assert_ints(n, "steps", 3, (const int64_t[]){-1, 1, -2});
+	ir_graph_free(g);
+}
+
+Test(canonicalize, slice_with_computed_starts_refused)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t ends[1] = {2};
+	struct tensor *x = input(g, act(g, "x", SHAPE(4)));
+	struct tensor *b = input(g, typed(g, "b", DTYPE_I64, SHAPE(1)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(2)));
+	node(g, OP_SLICE, "s", INS(x, b, cst_i64(g, "e", ends, SHAPE(1))), y);
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 's' (Slice): starts 'b' must be a constant"), "%s", msg);
+	free(msg);
+	ir_graph_free(g);
+}
+
+/* Split becomes one canonical Slice per output, at the running offset along
+ * the (negative) axis; infer_shapes gives the parts from the split input. */
+Test(canonicalize, split_becomes_slices)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t split[3] = {1, 3, 2};
+	struct tensor *x = input(g, act(g, "x", SHAPE(2, 6)));
+	struct tensor *y[3];
+	for (int i = 0; i < 3; i++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "y%d", i);
+		y[i] = output(g, act(g, nm, SHAPE(2, 1)));
+	}
+	struct node *n = ir_add_node(g, OP_SPLIT, "sp", 2,
+	                             (struct tensor *[]){x, cst_i64(g, "s", split, SHAPE(3))}, 3, y);
+	set_int(g, n, "axis", -1);
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, "m.onnx", stderr);
+	cr_assert_eq(pass_infer_shapes(g, &opt, &d), 0);
+	assert_dims(y[1], 2, (const int64_t[]){2, 3});
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_SPLIT), 0);
+	cr_assert_eq(count_op(g, OP_SLICE), 3);
+	static const int64_t want0[2] = {0, 0}, want1[2] = {0, 1}, want2[2] = {0, 4};
+	const int64_t *const want[3] = {want0, want1, want2};
+	for (int i = 0; i < 3; i++) {
+		struct node *s = y[i]->producer;
+		cr_assert_eq(s->op, OP_SLICE);
+		cr_assert_eq(s->n_inputs, 1);
+		cr_assert_eq(s->inputs[0], x);
+		assert_ints(s, "starts", 2, want[i]);
+		assert_ints(s, "steps", 2, (const int64_t[]){1, 1});
+	}
+	ir_graph_free(g);
+}
+
+/* DepthToSpace's mode is written back (DCR by default); others are refused. */
+Test(canonicalize, depth_to_space_mode)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 8, 2, 3)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 2, 4, 6)));
+	struct node *n = node(g, OP_DEPTH_TO_SPACE, "d2s", INS(x), y);
+	set_int(g, n, "blocksize", 2);
+	canonicalize_ok(g);
+	cr_assert_str_eq(ir_attr_string(n, "mode", ""), "DCR");
+	ir_graph_free(g);
+
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 8, 2, 3)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 4, 6)));
+	n = node(g, OP_DEPTH_TO_SPACE, "d2s", INS(x), y);
+	set_int(g, n, "blocksize", 2);
+	set_string(g, n, "mode", "RCD");
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 'd2s' (DepthToSpace): DepthToSpace mode 'RCD' is not supported"),
+	          "%s", msg);
+	free(msg);
+	ir_graph_free(g);
+}
+
+/* Resize: cubic is refused with the node named; nearest with sizes keeps one
+ * input and spells out the scales y / x and the default modes. */
+Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
+{
+	struct graph *g = graph_new(13);
+	static const int64_t sizes[4] = {1, 2, 6, 3};
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 2, 4, 4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
+	static const float none[1];
+	struct tensor *e = cst(g, "e", none, SHAPE(0));
+	struct node *n = node(g, OP_RESIZE, "rs", INS(x, e, e, cst_i64(g, "sz", sizes, SHAPE(4))), y);
+	canonicalize_ok(g);
+	cr_assert_eq(n->n_inputs, 1);
+	cr_assert_str_eq(ir_attr_string(n, "coordinate_transformation_mode", ""), "half_pixel");
+	cr_assert_str_eq(ir_attr_string(n, "nearest_mode", ""), "round_prefer_floor");
+	cr_assert_float_eq(ir_attr_float(n, "scale_h", 0), 1.5, 1e-12);
+	cr_assert_float_eq(ir_attr_float(n, "scale_w", 0), 0.75, 1e-12);
+	ir_graph_free(g);
+
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 2, 4, 4)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
+	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes, SHAPE(4))), y);
+	set_string(g, n, "mode", "cubic");
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 'rs' (Resize): Resize mode 'cubic' is not supported"), "%s", msg);
+	free(msg);
 	ir_graph_free(g);
 }

@@ -2078,3 +2078,109 @@ Test(hardmax, ties_and_layout)
 	out_free(y);
 	free(x);
 }
+
+/* ---- pad edge / reflect -------------------------------------------------------- */
+
+/* numpy.pad's edge and reflect modes on [2, 3, 4], pads wider than the dim
+ * (reflection folds back more than once), a crop (negative end) and a dim
+ * of 1, against an index map computed independently: reflect walks a
+ * triangle wave 0, 1, ..., n - 1, n - 2, ..., 1, 0, 1, ... */
+Test(pad_mode, edge_and_reflect)
+{
+	enum { R = 3 };
+	const int in_dims[R] = {2, 1, 4}, begin[R] = {3, 2, 5}, end[R] = {2, 1, -1};
+	struct rt_pad p = {.rank = R, .value = 0.0f};
+	size_t nx = 1, ny = 1;
+	for (int d = 0; d < R; d++) {
+		p.in_dims[d] = in_dims[d];
+		p.begin[d] = begin[d];
+		p.out_dims[d] = in_dims[d] + begin[d] + end[d];
+		nx *= (size_t)in_dims[d];
+		ny *= (size_t)p.out_dims[d];
+	}
+	struct rng r;
+	rng_seed(&r, 11);
+	float *x = in_new(&r, nx, -1.0f, 1.0f);
+	for (int reflect = 0; reflect <= 1; reflect++) {
+		double *want = malloc(ny * sizeof *want);
+		for (int i = 0; i < p.out_dims[0]; i++)
+			for (int j = 0; j < p.out_dims[1]; j++)
+				for (int k = 0; k < p.out_dims[2]; k++) {
+					int o[R] = {i, j, k}, m[R];
+					for (int d = 0; d < R; d++) {
+						int c = o[d] - begin[d], n = in_dims[d];
+						if (!reflect) {
+							m[d] = c < 0 ? 0 : c > n - 1 ? n - 1 : c;
+						} else if (n == 1) {
+							m[d] = 0;
+						} else {
+							int a = c < 0 ? -c : c; /* symmetric about 0 */
+							int ph = a % (2 * n - 2);
+							m[d] = ph < n ? ph : 2 * n - 2 - ph;
+						}
+					}
+					want[(i * p.out_dims[1] + j) * p.out_dims[2] + k] =
+					        x[(m[0] * in_dims[1] + m[1]) * in_dims[2] + m[2]];
+				}
+		float *y = out_new(ny);
+		rt_pad_edge_reflect(&p, reflect, x, y);
+		expect_guards(reflect ? "pad reflect" : "pad edge", y, ny);
+		expect_close(reflect ? "pad reflect" : "pad edge", y, want, NULL, ny, 0.0);
+		out_free(y);
+		free(want);
+	}
+	free(x);
+}
+
+/* ---- conv transpose -------------------------------------------------------------- */
+
+/* rt_conv_transpose_ref (a scatter) against a gather in double: y[n, m, oh,
+ * ow] sums x[n, c, i, j] * w[c, m', u, v] over the (i, u) with i * sH - padT
+ * + u * dH = oh (columns likewise), c in m's group; groups, strides,
+ * dilations, pads and an output longer than the natural length. */
+Test(conv_transpose, ref_vs_double)
+{
+	const struct rt_conv2d p = {.N = 2, .C = 4, .H = 3, .W = 4, .M = 6, .oH = 8, .oW = 9,
+	                            .kH = 3, .kW = 2, .sH = 2, .sW = 3, .dH = 1, .dW = 2,
+	                            .padT = 1, .padL = 0, .group = 2};
+	const int Cg = p.C / p.group, Mg = p.M / p.group;
+	const size_t nx = (size_t)p.N * p.C * p.H * p.W, nw = (size_t)p.C * Mg * p.kH * p.kW;
+	const size_t ny = (size_t)p.N * p.M * p.oH * p.oW;
+	struct rng r;
+	rng_seed(&r, 21);
+	float *x = in_new(&r, nx, -1.0f, 1.0f), *w = in_new(&r, nw, -1.0f, 1.0f);
+	float *b = in_new(&r, (size_t)p.M, -1.0f, 1.0f);
+	double *want = malloc(ny * sizeof *want), *mag = malloc(ny * sizeof *mag);
+	for (int n = 0; n < p.N; n++)
+		for (int m = 0; m < p.M; m++)
+			for (int oh = 0; oh < p.oH; oh++)
+				for (int ow = 0; ow < p.oW; ow++) {
+					double s = b[m], a = fabs(b[m]);
+					int g = m / Mg, mg = m % Mg;
+					for (int c = g * Cg; c < (g + 1) * Cg; c++)
+						for (int i = 0; i < p.H; i++)
+							for (int u = 0; u < p.kH; u++)
+								for (int j = 0; j < p.W; j++)
+									for (int v = 0; v < p.kW; v++)
+										if (i * p.sH - p.padT + u * p.dH == oh &&
+										    j * p.sW - p.padL + v * p.dW == ow) {
+											double t = (double)x[((n * p.C + c) * p.H + i) * p.W + j] *
+											           w[((c * Mg + mg) * p.kH + u) * p.kW + v];
+											s += t;
+											a += fabs(t);
+										}
+					want[((n * p.M + m) * p.oH + oh) * p.oW + ow] = s;
+					mag[((n * p.M + m) * p.oH + oh) * p.oW + ow] = a;
+				}
+	float *y = out_new(ny);
+	rt_conv_transpose_ref(&p, x, w, b, y);
+	expect_guards("conv transpose", y, ny);
+	/* float32 sums of a few terms: a few ulps of the terms' magnitudes */
+	expect_close("conv transpose", y, want, mag, ny, 1e-6);
+	out_free(y);
+	free(want);
+	free(mag);
+	free(b);
+	free(w);
+	free(x);
+}

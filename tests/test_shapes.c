@@ -1115,3 +1115,72 @@ Test(shapes, missing_input_arity)
 	mark_output(y);
 	run_err1("node 'c' (Conv)", "has 1 inputs, expected 2 to 3");
 }
+
+/* Expand broadcasts with the constant shape (numpy rules, a 1 keeps x's
+ * dim); Tile multiplies each dim by its repeat. */
+Test(shapes, expand_and_tile)
+{
+	struct tensor *x = input("x", 3, I64(3), I64(1), I64(2));
+	struct tensor *ye = act("ye"), *yt = act("yt"), *yb = act("yb");
+	node(OP_EXPAND, "ex", 2, x, const_i("s", 4, I64(2), I64(1), I64(4), I64(1)), 1, ye);
+	node(OP_TILE, "ti", 2, x, const_i("r", 3, I64(1), I64(2), I64(3)), 1, yt);
+	mark_output(ye);
+	mark_output(yt);
+	run_ok();
+	assert_shape(ye, 4, I64(2), I64(3), I64(4), I64(2));
+	assert_shape(yt, 3, I64(3), I64(2), I64(6));
+	node(OP_EXPAND, "bad", 2, x, const_i("s2", 1, I64(3)), 1, yb);
+	mark_output(yb);
+	run_err1("node 'bad' (Expand)", "does not broadcast with [3, 1, 2]");
+}
+
+/* Split by num_outputs (opset 18): the last part is the smaller one. */
+Test(shapes, split_num_outputs_uneven)
+{
+	struct tensor *x = input("x", 2, I64(7), I64(2));
+	struct tensor *y[3] = {act("y0"), act("y1"), act("y2")};
+	struct node *n = node(OP_SPLIT, "sp", 1, x, 3, y[0], y[1], y[2]);
+	attr_int(n, "num_outputs", 3);
+	for (int i = 0; i < 3; i++)
+		mark_output(y[i]);
+	run_ok();
+	assert_shape(y[0], 2, I64(3), I64(2));
+	assert_shape(y[1], 2, I64(3), I64(2));
+	assert_shape(y[2], 2, I64(1), I64(2));
+}
+
+/* Resize-11+: floor(dim * scale) from constant scales (input 2). */
+Test(shapes, resize_scales_floor)
+{
+	struct tensor *x = input("x", 4, I64(1), I64(2), I64(5), I64(4));
+	static float sc[4] = {1, 1, 0.6f, 2.5f};
+	int64_t four = 4;
+	struct tensor *s = ir_new_constant(g, "sc", DTYPE_F32, 1, &four, sc);
+	struct tensor *y = act("y");
+	node(OP_RESIZE, "rs", 3, x, NULL, s, 1, y);
+	mark_output(y);
+	run_ok();
+	assert_shape(y, 4, I64(1), I64(2), I64(3), I64(10));
+}
+
+/* ConvTranspose: stride * (H - 1) + output_padding + (k - 1) * dilation + 1
+ * - pads, or output_shape when given; M = W's dim 1 * group. */
+Test(shapes, conv_transpose_lengths)
+{
+	struct tensor *x = input("x", 4, I64(1), I64(4), I64(3), I64(3));
+	struct tensor *w = input("w", 4, I64(4), I64(3), I64(3), I64(2));
+	struct tensor *y = act("y"), *y2 = act("y2");
+	struct node *n = node(OP_CONV_TRANSPOSE, "ct", 2, x, w, 1, y);
+	attr_int(n, "group", 2);
+	attr_ints(n, "strides", 2, I64(2), I64(3));
+	attr_ints(n, "pads", 4, I64(1), I64(0), I64(1), I64(1));
+	attr_ints(n, "output_padding", 2, I64(1), I64(0));
+	struct node *m = node(OP_CONV_TRANSPOSE, "ct2", 2, x, w, 1, y2);
+	attr_int(m, "group", 2);
+	attr_ints(m, "output_shape", 2, I64(9), I64(8));
+	mark_output(y);
+	mark_output(y2);
+	run_ok();
+	assert_shape(y, 4, I64(1), I64(6), I64(2 * 2 + 1 + 2 + 1 - 2), I64(3 * 2 + 0 + 1 + 1 - 1));
+	assert_shape(y2, 4, I64(1), I64(6), I64(9), I64(8));
+}
