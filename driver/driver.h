@@ -1,8 +1,16 @@
-/* driver.h - what main.c and profile.c share. */
+/* driver.h - what main.c, profile.c and train.c share. */
 #ifndef DNNCC_DRIVER_H
 #define DNNCC_DRIVER_H
 
 #include "passes/passes.h"
+
+/* ---- main.c -----------------------------------------------------------------
+ * Command-line helpers. */
+int driver_ends_with(const char *s, const char *suffix);
+/* NAME from a path (DESIGN.md §2): the base name without the suffix ext
+ * ("" for none), every character outside [A-Za-z0-9_] made '_', "m_" before
+ * a leading digit. The caller frees it. */
+char *driver_c_identifier(const char *path, const char *ext);
 
 /* ---- profile.c --------------------------------------------------------------
  * Cost measurement (DESIGN.md §2 "Cost table"): finds a model's convolution

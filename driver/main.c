@@ -77,21 +77,21 @@ static const struct pass_entry pipeline[] = {
 	{"plan_memory", pass_plan_memory, 1},
 };
 
-static int ends_with(const char *s, const char *suffix)
+int driver_ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* NAME from a path: the base name without ".c", every character outside
+/* NAME from a path: the base name without ext, every character outside
  * [A-Za-z0-9_] replaced by '_', "m_" in front of a leading digit (DESIGN §2). */
-static char *c_identifier(const char *path)
+char *driver_c_identifier(const char *path, const char *ext)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	size_t n = strlen(base);
-	if (n > 2 && strcmp(base + n - 2, ".c") == 0)
-		n -= 2;
+	size_t n = strlen(base), m = strlen(ext);
+	if (n > m && strcmp(base + n - m, ext) == 0)
+		n -= m;
 	char *id = xmalloc(n + 3);
 	size_t k = 0;
 	if (n == 0 || isdigit((unsigned char)base[0])) {
@@ -207,7 +207,7 @@ static int compile(const struct options *opt)
 	struct diag d;
 	diag_init(&d, opt->model, stderr);
 	struct graph *g = NULL;
-	if (ends_with(opt->model, ".prototxt"))
+	if (driver_ends_with(opt->model, ".prototxt"))
 		g = caffe_read(opt->model, opt, &d);
 	else
 		g = onnx_read(opt->model, opt, &d);
@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 				opt.weights = WEIGHTS_CARRAY;
 			else if (strcmp(val, "file") == 0)
 				opt.weights = WEIGHTS_FILE;
-			else if (ends_with(val, ".caffemodel"))
+			else if (driver_ends_with(val, ".caffemodel"))
 				opt.caffe_weights = val;
 			else {
 				fprintf(stderr,
@@ -447,11 +447,11 @@ int main(int argc, char **argv)
 		fputs(DNNCC_USAGE, stderr);
 		return 2;
 	}
-	if (!ends_with(opt.output, ".c")) {
+	if (!driver_ends_with(opt.output, ".c")) {
 		fprintf(stderr, "dnncc: -o %s: the output must be a .c file\n", opt.output);
 		return 2;
 	}
-	char *id = c_identifier(name ? name : opt.output);
+	char *id = driver_c_identifier(name ? name : opt.output, ".c");
 	opt.name = id;
 
 	/* The command line goes into the generated file's header comment. */

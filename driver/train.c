@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "backend/emit_train.h"
+#include "driver/driver.h"
 #include "driver/train.h"
 #include "frontend/frontend.h"
 #include "frontend/onnx.pb-c.h"
@@ -36,33 +38,6 @@
 	"  --blas B               own (default: dnncc's SGEMM) | openblas\n"                   \
 	"  --pool-batches K       cuda: batches per host-to-device pool (default 16)\n"        \
 	"  --dump-ir              print the IR after each step\n"
-
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* NAME from -o, as DESIGN §2 says: base name without its extension, every
- * character outside [A-Za-z0-9_] made '_', "m_" before a leading digit. */
-static char *c_identifier(const char *path, const char *ext)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	size_t n = strlen(base);
-	if (ends_with(base, ext))
-		n -= strlen(ext);
-	char *id = xmalloc(n + 3);
-	size_t k = 0;
-	if (n == 0 || isdigit((unsigned char)base[0])) {
-		id[k++] = 'm';
-		id[k++] = '_';
-	}
-	for (size_t i = 0; i < n; i++)
-		id[k++] = isalnum((unsigned char)base[i]) || base[i] == '_' ? base[i] : '_';
-	id[k] = '\0';
-	return id;
-}
 
 /* Pins the batch: every graph input's first dimension becomes `batch`, its
  * other dimensions must be fixed in the model. */
@@ -313,12 +288,12 @@ int train_main(int argc, char **argv)
 		fputs(TRAIN_USAGE, stderr);
 		return 2;
 	}
-	if (!ends_with(opt.model, ".onnx")) {
+	if (!driver_ends_with(opt.model, ".onnx")) {
 		fprintf(stderr, "dnncc: --train reads ONNX models (.onnx), not %s\n", opt.model);
 		return 2;
 	}
 	const char *ext = to.cuda ? ".cu" : ".c";
-	if (!ends_with(opt.output, ext)) {
+	if (!driver_ends_with(opt.output, ext)) {
 		fprintf(stderr, "dnncc: -o %s: the output must be a %s file%s\n", opt.output, ext,
 		        to.cuda ? " with --target cuda" : "");
 		return 2;
@@ -327,7 +302,7 @@ int train_main(int argc, char **argv)
 		fprintf(stderr, "dnncc: --blas openblas: the cuda target uses cuBLAS\n");
 		return 2;
 	}
-	opt.name = c_identifier(name ? name : opt.output, name ? "" : ext);
+	opt.name = driver_c_identifier(name ? name : opt.output, name ? "" : ext);
 	if (batch_overrides(opt.model, to.batch, shapes, 16, &opt.n_shapes))
 		return 1;
 	opt.shapes = shapes;
