@@ -54,7 +54,7 @@ tests/fuzz/obj/%.o: %.c $(BUILT_SOURCES)
 tests/fuzz/bin/fuzz_%: tests/fuzz/obj/tests/fuzz/fuzz_%.o $(FUZZ_LIB_OBJS) libdnncc_rt.a
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CCLD)$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(FUZZ_LIB_OBJS) \
-		libdnncc_rt.a $(PROTOBUF_C_LIBS) -lm
+		libdnncc_rt.a $(PROTOBUF_C_LIBS) $(GLPK_LIBS) -lm
 
 # Each harness: fuzz for FUZZ_S seconds, print the executions, fail on a
 # crash (libFuzzer exits non-zero and leaves the input under crashes/).
