@@ -20,6 +20,22 @@ extern const struct embedded_file rt_sources[]; /* terminated by a NULL name */
  * place only when everything succeeded, so a failure leaves nothing behind. */
 int emit_c(const struct graph *g, const struct options *opt, struct diag *d);
 
+/* ---- emit_typed.c ----------------------------------------------------------
+ * Layers of the nodes passes/typed_ops.c hands to the typed_*.c kernels. */
+struct emit_typed_layer {
+	int unit;               /* enum rt_unit of emit.c (units.def order) */
+	const char *kernel;     /* the runtime function, for the comment */
+	int n_args;             /* data inputs, then n_outs outputs */
+	int n_outs;
+	struct tensor *args[6];
+	const char *arg_names[6];
+	char *body;             /* C statements, '\n'-terminated lines; the caller frees it */
+};
+int emit_typed_layer(const struct graph *g, struct node *n, struct diag *d,
+                     struct emit_typed_layer *out);
+const char *emit_ctype(enum dtype dt);  /* "float", "int64_t", ... */
+int emit_onnx_dtype(enum dtype dt);     /* TensorProto.DataType number, 0 if none */
+
 /* The runtime text of units[n_units] (enum rt_unit numbers, as in the rt_prim
  * and rt_transform rows) with what they need, for opt->target, preceded by
  * the RT_FN and RT_SGEMM_ISA definitions: the kernels part of dnncc

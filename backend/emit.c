@@ -183,6 +183,7 @@ struct tbuf {
 	const struct tensor *root;  /* BUF_VIEW: the alias root (never itself a view) */
 	int used;                   /* NAME_run needs a pointer variable for it */
 	const char *var;            /* that variable's name */
+	const char *array;          /* BUF_CONST of another type than float32: its own C array */
 };
 
 /* One live node. Views the planner aliased emit nothing; a view it did not
@@ -200,6 +201,7 @@ struct layer {
 	size_t ws_bytes;       /* arena workspace passed as the last argument, or 0 */
 	size_t ws_offset;      /* its arena byte offset */
 	int n_args;            /* tensors passed to the function: data inputs, then the output */
+	int n_outs;            /* outputs among them (the last ones): 1 but for typed layers */
 	struct tensor *args[LAYER_MAX_ARGS];
 	const char *arg_names[LAYER_MAX_ARGS];
 	union {
@@ -258,6 +260,9 @@ struct layer {
 		struct {
 			int N, C, H, W;
 		} layout;
+		struct {
+			const char *body; /* emit_typed.c's statements */
+		} typed;
 	} u;
 };
 
@@ -303,6 +308,8 @@ struct plan {
 	enum weights_mode mode;  /* resolved: never WEIGHTS_AUTO */
 	const char *weights_sym; /* C name of the blob's first float */
 	int uses_arena;
+	int typed;               /* some tensor is not float32 (issue 11): stdint.h, aligned arena */
+	int typed_io;            /* some graph input or output is not float32: void * interface */
 	struct name_table names;
 	const char *prof_var;    /* --instrument: NAME_run's struct timespec */
 	int n_strings, cap_strings;
@@ -549,8 +556,9 @@ static int check_tensor(struct plan *p, const struct node *n, const struct tenso
 		diag_error(p->d, n, "internal error: tensor '%s' has no shape", t->name);
 		return -1;
 	}
-	if (t->dtype != DTYPE_F32) {
-		diag_error(p->d, n, "tensor '%s' has type %s; generated code computes on float32 only",
+	if (!typed_dtype_ok(t->dtype)) {
+		diag_error(p->d, n, "tensor '%s' has type %s; generated code computes on float32, "
+		           "float64, int64, int32, int8, uint8 and bool only",
 		           t->name, t->dtype < DTYPE_COUNT_ ? ir_dtype_names[t->dtype] : "?");
 		return -1;
 	}
@@ -563,7 +571,7 @@ static int check_tensor(struct plan *p, const struct node *n, const struct tenso
 	const struct tbuf *b = tb_of(p, t);
 	if (b->kind == BUF_VIEW) {
 		const struct tensor *r = b->root;
-		if (r->dtype != DTYPE_F32 || r->rank < 0 || ir_numel(r) != ir_numel(t)) {
+		if (r->dtype != t->dtype || r->rank < 0 || ir_numel(r) != ir_numel(t)) {
 			diag_error(p->d, n, "internal error: view '%s' does not match its alias '%s'",
 			           t->name, r->name);
 			return -1;
@@ -580,6 +588,8 @@ static void use_tensor(struct plan *p, const struct node *n, const struct tensor
 		return;
 	struct tbuf *b = tb_of(p, t);
 	b->used = 1;
+	if (t->dtype != DTYPE_F32)
+		p->typed = 1;
 	if (b->kind == BUF_VIEW)
 		tb_of(p, b->root)->used = 1;
 }
@@ -1730,6 +1740,8 @@ static int plan_layout(struct plan *p, struct layer *l)
 	return 0;
 }
 
+static int plan_typed(struct plan *p, struct layer *l);
+
 static int plan_layer(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -1744,6 +1756,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 			return -1;
 		}
 	}
+	if (typed_runs_typed(n))
+		return plan_typed(p, l);
 	int need = n->op == OP_BATCHNORM ? 5
 	           : n->op == OP_INSTANCE_NORM ? 3
 	           : n->op == OP_LAYER_NORM || n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
@@ -1884,6 +1898,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 	if (rc)
 		return rc;
 	add_arg(l, n->outputs[0], "y");
+	l->n_outs = 1;
 	for (int k = 0; k < l->n_args; k++)
 		use_tensor(p, n, l->args[k]);
 	struct tbuf *out = tb_of(p, n->outputs[0]);
@@ -1891,6 +1906,33 @@ static int plan_layer(struct plan *p, struct layer *l)
 		diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
 		           n->outputs[0]->name);
 		return -1;
+	}
+	p->unit_used[l->unit] = 1;
+	return 0;
+}
+
+/* A node the typed_*.c kernels compute (emit_typed.c). */
+static int plan_typed(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct emit_typed_layer t;
+	if (emit_typed_layer(p->g, n, p->d, &t))
+		return -1;
+	l->u.typed.body = plan_keep(p, t.body);
+	l->unit = (enum rt_unit)t.unit;
+	l->kernel = t.kernel;
+	l->n_outs = t.n_outs;
+	for (int k = 0; k < t.n_args; k++)
+		add_arg(l, t.args[k], t.arg_names[k]);
+	for (int k = 0; k < l->n_args; k++)
+		use_tensor(p, n, l->args[k]);
+	for (int k = l->n_args - l->n_outs; k < l->n_args; k++) {
+		struct tbuf *out = tb_of(p, l->args[k]);
+		if (out->kind != BUF_OUTPUT && out->kind != BUF_ARENA) {
+			diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
+			           l->args[k]->name);
+			return -1;
+		}
 	}
 	p->unit_used[l->unit] = 1;
 	return 0;
@@ -1910,7 +1952,7 @@ static void plan_weights(struct plan *p)
 	size_t off = 0;
 	for (int i = 0; i < g->n_tensors; i++) {
 		struct tbuf *b = &p->tb[i];
-		if (b->kind != BUF_CONST || !b->used)
+		if (b->kind != BUF_CONST || !b->used || g->tensors[i]->dtype != DTYPE_F32)
 			continue;
 		off = align_up(off, WEIGHT_ALIGN);
 		b->offset = off;
@@ -1996,6 +2038,10 @@ static void plan_names(struct plan *p)
 	for (int i = 0; i < p->g->n_tensors; i++)
 		if (p->tb[i].used)
 			p->tb[i].var = names_add(&p->names, "t_", p->g->tensors[i]->name);
+	for (int i = 0; i < p->g->n_tensors; i++)
+		if (p->tb[i].used && p->tb[i].kind == BUF_CONST &&
+		    p->g->tensors[i]->dtype != DTYPE_F32)
+			p->tb[i].array = names_add(&p->names, "k_", p->g->tensors[i]->name);
 	if (p->opt->instrument)
 		p->prof_var = names_add(&p->names, "prof_", "start");
 }
@@ -2245,6 +2291,11 @@ static int plan_graph(struct plan *p)
 			diag_error(p->d, NULL, "internal error: graph output '%s' is never written",
 			           t->name);
 	}
+	for (int j = 0; j < g->n_inputs; j++)
+		p->typed_io |= g->inputs[j]->dtype != DTYPE_F32;
+	for (int j = 0; j < g->n_outputs; j++)
+		p->typed_io |= g->outputs[j]->dtype != DTYPE_F32;
+	p->typed |= p->typed_io;
 	if (p->d->errors != before || plan_runtime(p))
 		return -1;
 	plan_weights(p);
@@ -2324,6 +2375,14 @@ static const char *weights_mode_name(struct plan *p)
 static void print_io_list(struct plan *p, struct emitter *e, const char *what, int n,
                           struct tensor *const *ts)
 {
+	if (p->typed_io) { /* issue 11: each with its type */
+		emit_line(e, " * %s (dense, in the model's own layout):", what);
+		for (int i = 0; i < n; i++)
+			emit_line(e, " *   %d: %s, %" PRId64 " values of %s (%s)", i,
+			          tensor_desc(p, ts[i]), ir_numel(ts[i]), ir_dtype_names[ts[i]->dtype],
+			          emit_ctype(ts[i]->dtype));
+		return;
+	}
 	emit_line(e, " * %s (float32, dense, in the model's own layout):", what);
 	if (n == 0)
 		emit_line(e, " *   (none)");
@@ -2584,16 +2643,28 @@ static void print_header(struct plan *p, struct emitter *e)
 	emit_line(e, "extern const size_t %s_input_sizes[];", N);
 	emit_line(e, "extern const size_t %s_output_sizes[];", N);
 	emit_blank(e);
-	emit_line(e, "/* Runs the model once: reads inputs[i] (%s_input_sizes[i] floats), writes",
-	          N);
-	emit_line(e, " * outputs[j] (%s_output_sizes[j] floats), keeps no state between calls and",
-	          N);
+	if (p->typed_io) {
+		emit_line(e, "/* Element types of the inputs and outputs, as ONNX numbers them");
+		emit_line(e, " * (TensorProto.DataType): 1 float, 2 uint8_t, 3 int8_t, 6 int32_t,");
+		emit_line(e, " * 7 int64_t, 9 bool as uint8_t 0 or 1, 11 double. */");
+		emit_line(e, "#define %s_TYPED_IO 1", p->upper);
+		emit_line(e, "extern const int %s_input_dtypes[];", N);
+		emit_line(e, "extern const int %s_output_dtypes[];", N);
+		emit_blank(e);
+	}
+	emit_line(e, "/* Runs the model once: reads inputs[i] (%s_input_sizes[i] %s), writes",
+	          N, p->typed_io ? "values" : "floats");
+	emit_line(e, " * outputs[j] (%s_output_sizes[j] %s), keeps no state between calls and",
+	          N, p->typed_io ? "values" : "floats");
 	emit_line(e, " * is not reentrant (one static activation arena). Returns 0 on success, -1");
 	if (p->mode == WEIGHTS_FILE)
 		emit_line(e, " * when a buffer pointer is NULL or the weights are not loaded. */");
 	else
 		emit_line(e, " * when a buffer pointer is NULL. */");
-	emit_line(e, "int %s_run(const float *const inputs[], float *const outputs[]);", N);
+	if (p->typed_io)
+		emit_line(e, "int %s_run(const void *const inputs[], void *const outputs[]);", N);
+	else
+		emit_line(e, "int %s_run(const float *const inputs[], float *const outputs[]);", N);
 	if (p->mode == WEIGHTS_FILE) {
 		emit_blank(e);
 		emit_line(e, "/* Reads the weights from path (%s.weights.bin: %zu bytes of float32,",
@@ -2659,6 +2730,8 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	emit_line(e, "#include <math.h>");
 	emit_line(e, "#include <stddef.h>");
+	if (p->typed)
+		emit_line(e, "#include <stdint.h>");
 	if (p->mode == WEIGHTS_FILE || p->opt->instrument)
 		emit_line(e, "#include <stdio.h>");
 	emit_line(e, "#include <string.h>");
@@ -2761,6 +2834,52 @@ static void print_weights(struct plan *p, struct emitter *e)
 	emit_blank(e);
 }
 
+/* Constants of types other than float32 (indices, masks), each its own
+ * array: they are small, and the weights blob holds float32 only. */
+static void print_typed_consts(struct plan *p, struct emitter *e)
+{
+	const struct graph *g = p->g;
+	for (int i = 0; i < g->n_tensors; i++) {
+		const struct tensor *t = g->tensors[i];
+		const struct tbuf *b = &p->tb[i];
+		if (!b->array)
+			continue;
+		size_t n = (size_t)ir_numel(t);
+		emit_line(e, "/* %s */", tensor_desc(p, t));
+		emit_open(e, "static const %s %s[%zu] =", emit_ctype(t->dtype), b->array, n);
+		for (size_t k = 0; k < n; k += 8) {
+			char line[8 * 48];
+			size_t len = 0;
+			for (size_t j = k; j < n && j < k + 8; j++) {
+				char lit[40];
+				const unsigned char *src = (const unsigned char *)t->data;
+				int64_t v = 0;
+				double dv = 0;
+				switch (t->dtype) {
+				case DTYPE_I64: memcpy(&v, src + 8 * j, 8); break;
+				case DTYPE_I32: { int32_t w; memcpy(&w, src + 4 * j, 4); v = w; break; }
+				case DTYPE_I8: v = (int8_t)src[j]; break;
+				case DTYPE_U8:
+				case DTYPE_BOOL: v = src[j]; break;
+				default: memcpy(&dv, src + 8 * j, 8); break;
+				}
+				if (t->dtype == DTYPE_F64)
+					snprintf(lit, sizeof lit, isnan(dv) ? "NAN" : isinf(dv) ? (dv < 0 ?
+					         "-HUGE_VAL" : "HUGE_VAL") : "%a", dv);
+				else if (t->dtype == DTYPE_I64 && v == INT64_MIN)
+					snprintf(lit, sizeof lit, "INT64_MIN");
+				else if (t->dtype == DTYPE_I64)
+					snprintf(lit, sizeof lit, "INT64_C(%" PRId64 ")", v);
+				else
+					snprintf(lit, sizeof lit, "%" PRId64, v);
+				len += snprintf(line + len, sizeof line - len, "%s%s,", j > k ? " " : "", lit);
+			}
+			emit_line(e, "%s", line);
+		}
+		emit_close(e, ";");
+	}
+}
+
 static void print_arena_and_sizes(struct plan *p, struct emitter *e)
 {
 	const struct graph *g = p->g;
@@ -2768,10 +2887,18 @@ static void print_arena_and_sizes(struct plan *p, struct emitter *e)
 	if (p->uses_arena) {
 		emit_line(e, "/* ---- activations ---- */");
 		emit_line(e, "/* Every intermediate tensor, at the offsets the memory planner chose. */");
-		emit_line(e, "static float %s_arena[%zu];", N,
-		          align_up(g->arena_size, sizeof(float)) / sizeof(float));
+		if (p->typed) { /* 8-byte types live in it too */
+			size_t n8 = align_up(g->arena_size, 8) / 8;
+			emit_line(e, "static union { float f[%zu]; int64_t i[%zu]; double d[%zu]; } "
+			          "%s_arena_store;", 2 * n8, n8, n8, N);
+			emit_line(e, "static float *const %s_arena = %s_arena_store.f;", N, N);
+		} else {
+			emit_line(e, "static float %s_arena[%zu];", N,
+			          align_up(g->arena_size, sizeof(float)) / sizeof(float));
+		}
 		emit_blank(e);
 	}
+	print_typed_consts(p, e);
 	const char *what[2] = {"input", "output"};
 	int counts[2] = {g->n_inputs, g->n_outputs};
 	struct tensor **ts[2] = {g->inputs, g->outputs};
@@ -2795,6 +2922,18 @@ static void print_arena_and_sizes(struct plan *p, struct emitter *e)
 		for (int i = 0; i < counts[k]; i++)
 			emit_line(e, "%" PRId64 ",", ir_numel(ts[k][i]));
 		emit_close(e, ";");
+	}
+	for (int k = 0; p->typed_io && k < 2; k++) {
+		char line[4096];
+		size_t len = 0;
+		len += snprintf(line, sizeof line, "const int %s_%s_dtypes[] = {", N, what[k]);
+		for (int i = 0; i < counts[k] && len < sizeof line - 16; i++)
+			len += snprintf(line + len, sizeof line - len, "%s%d", i ? ", " : "",
+			                emit_onnx_dtype(ts[k][i]->dtype));
+		if (counts[k] == 0)
+			len += snprintf(line + len, sizeof line - len, "0");
+		snprintf(line + len, sizeof line - len, "};");
+		emit_line(e, "%s", line);
 	}
 	emit_blank(e);
 }
@@ -3206,7 +3345,7 @@ static void print_layer(struct plan *p, struct emitter *e, const struct layer *l
 	const struct node *n = l->node;
 	emit_line(e, "/* Layer %d: node '%s' (%s)", l->number, cmt(p, n->name), ir_op_names[n->op]);
 	for (int k = 0; k < l->n_args; k++)
-		emit_line(e, " *   %s%s: %s", l->arg_names[k], k + 1 == l->n_args ? " (out)" : "",
+		emit_line(e, " *   %s%s: %s", l->arg_names[k], k >= l->n_args - l->n_outs ? " (out)" : "",
 		          tensor_desc(p, l->args[k]));
 	if (l->ws_bytes)
 		emit_line(e, " *   ws: %zu bytes of workspace, arena bytes [%zu, %zu)", l->ws_bytes,
@@ -3221,13 +3360,23 @@ static void print_layer(struct plan *p, struct emitter *e, const struct layer *l
 	char params[4096];
 	size_t len = 0;
 	for (int k = 0; k < l->n_args; k++)
-		len += snprintf(params + len, sizeof params - len, "%s%sfloat *%s", k ? ", " : "",
-		                k + 1 == l->n_args ? "" : "const ", l->arg_names[k]);
+		len += snprintf(params + len, sizeof params - len, "%s%s%s *%s", k ? ", " : "",
+		                k >= l->n_args - l->n_outs ? "" : "const ",
+		                emit_ctype(l->args[k]->dtype), l->arg_names[k]);
 	if (l->ws_bytes)
 		snprintf(params + len, sizeof params - len, ", float *ws");
 	emit_line(e, "static void %s(%s)", l->fn, params);
 	emit_open_block(e);
-	print_layer_body(e, l);
+	if (typed_runs_typed(n)) {
+		for (const char *s = l->u.typed.body; *s;) {
+			const char *nl = strchr(s, '\n');
+			int len = nl ? (int)(nl - s) : (int)strlen(s);
+			emit_line(e, "%.*s", len, s);
+			s += len + (nl != NULL);
+		}
+	} else {
+		print_layer_body(e, l);
+	}
 	emit_close(e, "");
 	emit_blank(e);
 }
@@ -3239,8 +3388,15 @@ static const char *pointer_expr(struct plan *p, const struct tensor *t)
 	switch (b->kind) {
 	case BUF_INPUT: return plan_fmt(p, "inputs[%d]", b->slot);
 	case BUF_OUTPUT: return plan_fmt(p, "outputs[%d]", b->slot);
-	case BUF_CONST: return plan_fmt(p, "%s + %zu", p->weights_sym, b->offset / sizeof(float));
-	case BUF_ARENA: return plan_fmt(p, "%s_arena + %zu", p->name, b->offset / sizeof(float));
+	case BUF_CONST:
+		if (b->array)
+			return b->array;
+		return plan_fmt(p, "%s + %zu", p->weights_sym, b->offset / sizeof(float));
+	case BUF_ARENA:
+		if (t->dtype != DTYPE_F32)
+			return plan_fmt(p, "(%s *)(void *)(%s_arena + %zu)", emit_ctype(t->dtype), p->name,
+			                b->offset / sizeof(float));
+		return plan_fmt(p, "%s_arena + %zu", p->name, b->offset / sizeof(float));
 	case BUF_VIEW: return tb_of(p, b->root)->var;
 	default: unreachable("pointer to an unplaced tensor");
 	}
@@ -3276,8 +3432,9 @@ static void print_declarations(struct plan *p, struct emitter *e, int views)
 		const struct tbuf *b = &p->tb[i];
 		if (!b->used || (b->kind == BUF_VIEW) != views)
 			continue;
-		emit_line(e, "%sfloat *%s = %s; /* %s, %s */", is_const_buffer(p, t) ? "const " : "",
-		          b->var, pointer_expr(p, t), tensor_desc(p, t), where_desc(p, t));
+		emit_line(e, "%s%s *%s = %s; /* %s, %s */", is_const_buffer(p, t) ? "const " : "",
+		          emit_ctype(t->dtype), b->var, pointer_expr(p, t), tensor_desc(p, t),
+		          where_desc(p, t));
 	}
 }
 
@@ -3296,8 +3453,8 @@ static void print_output_copies(struct plan *p, struct emitter *e, const struct 
 		const struct tensor *r = b->kind == BUF_VIEW ? b->root : t;
 		if (r->producer != when)
 			continue;
-		emit_line(e, "memcpy(outputs[%d], %s, %" PRId64 " * sizeof(float)); /* output %d: %s */",
-		          j, b->var, ir_numel(t), j, tensor_desc(p, t));
+		emit_line(e, "memcpy(outputs[%d], %s, %" PRId64 " * sizeof(%s)); /* output %d: %s */",
+		          j, b->var, ir_numel(t), emit_ctype(t->dtype), j, tensor_desc(p, t));
 	}
 }
 
@@ -3306,7 +3463,10 @@ static void print_run(struct plan *p, struct emitter *e)
 	const struct graph *g = p->g;
 	const char *N = p->name;
 	emit_line(e, "/* ---- entry point ---- */");
-	emit_line(e, "int %s_run(const float *const inputs[], float *const outputs[])", N);
+	if (p->typed_io)
+		emit_line(e, "int %s_run(const void *const inputs[], void *const outputs[])", N);
+	else
+		emit_line(e, "int %s_run(const float *const inputs[], float *const outputs[])", N);
 	emit_open_block(e);
 	/* Caller misuse is all NAME_run checks (STYLE.md §5). */
 	emit_line(e, "if (inputs == NULL || outputs == NULL)");
@@ -3352,9 +3512,10 @@ static void print_run(struct plan *p, struct emitter *e)
 		if (p->opt->instrument)
 			emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &%s);", p->prof_var);
 		if (l->copy) {
-			emit_line(e, "memcpy(%s, %s, %" PRId64 " * sizeof(float)); /* view '%s' (%s) */",
+			emit_line(e, "memcpy(%s, %s, %" PRId64 " * sizeof(%s)); /* view '%s' (%s) */",
 			          tb_of(p, n->outputs[0])->var, tb_of(p, n->inputs[0])->var,
-			          ir_numel(n->outputs[0]), cmt(p, n->name), ir_op_names[n->op]);
+			          ir_numel(n->outputs[0]), emit_ctype(n->outputs[0]->dtype),
+			          cmt(p, n->name), ir_op_names[n->op]);
 		} else {
 			char args[4096];
 			size_t len = 0;

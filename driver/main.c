@@ -30,6 +30,7 @@
 	"  --random-weights SEED  Caffe without weights: deterministic random weights\n" \
 	"  --batch N              Caffe: override the declared batch size\n"          \
 	"  --shape NAME=D0,D1,..  pin the shape of a graph input (symbolic dims)\n"     \
+	"  --bind NAME=V0,V1,..|NAME=FILE.pb  freeze a graph input into a constant\n"  \
 	"  --strategy S           pbqp (default) | greedy | canonical | sum2d | reference\n" \
 	"                         | family:sum2d|direct|im2|kn2|winograd|fft|depthwise\n" \
 	"  --force-primitive NODE=PRIMITIVE   use this primitive for this Conv node\n"    \
@@ -244,6 +245,7 @@ int main(int argc, char **argv)
 	opt.weights = WEIGHTS_AUTO;
 	const char *name = NULL;
 	static struct shape_override shapes[64];
+	static struct bind_value binds[64];
 	static struct force_primitive forces[256];
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--train") == 0)
@@ -331,6 +333,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			opt.n_shapes++;
+		} else if (strcmp(a, "--bind") == 0) {
+			i++;
+			const char *eq = strchr(val, '=');
+			if (opt.n_binds == (int)(sizeof binds / sizeof binds[0]) || !eq || eq == val ||
+			    !eq[1]) {
+				fprintf(stderr, "dnncc: --bind %s: expected NAME=V0,V1,... or NAME=FILE.pb\n",
+				        val);
+				return 2;
+			}
+			binds[opt.n_binds].input = strndup(val, (size_t)(eq - val));
+			binds[opt.n_binds++].value = eq + 1;
 		} else if (strcmp(a, "--strategy") == 0) {
 			opt.strategy = argv[++i];
 		} else if (strcmp(a, "--dump-pbqp") == 0) {
@@ -404,6 +417,7 @@ int main(int argc, char **argv)
 		}
 	}
 	opt.shapes = shapes;
+	opt.binds = binds;
 	opt.force = forces;
 	if (!opt.target)
 		opt.target = "host";

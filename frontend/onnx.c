@@ -808,11 +808,103 @@ out:
 	return t;
 }
 
+/* --bind NAME=VALUE: the graph input vi frozen into a constant (issue 11),
+ * from a TensorProto file (VALUE ends in ".pb", the format of ONNX's test
+ * data) or from comma-separated numbers of the input's declared type and
+ * rank (a scalar takes one number, any other rank is read as 1-D). NULL after
+ * reporting. */
+static struct tensor *bind_input(struct reader *r, const Onnx__ValueInfoProto *vi,
+                                 const struct bind_value *b)
+{
+	const char *name = str(vi->name);
+	struct tensor_value v;
+	memset(&v, 0, sizeof v);
+	size_t n = strlen(b->value);
+	if (n > 3 && strcmp(b->value + n - 3, ".pb") == 0) {
+		size_t len = 0;
+		uint8_t *buf = read_file(r, b->value, &len);
+		if (!buf)
+			return NULL;
+		Onnx__TensorProto *tp = onnx__tensor_proto__unpack(&r->alloc, len, buf);
+		free(buf);
+		if (!tp) {
+			diag_error(r->d, NULL, "--bind %s: %s is not a TensorProto file", name, b->value);
+			return NULL;
+		}
+		size_t what_n = strlen(name) + 32;
+		char *what = xmalloc(what_n);
+		snprintf(what, what_n, "--bind value of '%s'", name);
+		int rc = read_tensor(r, NULL, what, tp, &v);
+		free(what);
+		onnx__tensor_proto__free_unpacked(tp, &r->alloc);
+		if (rc)
+			return NULL;
+		if (!v.data) {
+			diag_error(r->d, NULL, "--bind %s: %s holds %s data", name, b->value,
+			           v.unusable ? v.unusable : "unusable");
+			return NULL;
+		}
+	} else {
+		const Onnx__TypeProto *tp = vi->type;
+		const struct onnx_type *ty =
+			tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type &&
+					tp->tensor_type->has_elem_type
+				? onnx_type(tp->tensor_type->elem_type) : NULL;
+		enum dtype dt = ty ? ty->dtype : DTYPE_OTHER;
+		if (dt != DTYPE_F32 && dt != DTYPE_F64 && dt != DTYPE_I64 && dt != DTYPE_I32 &&
+		    dt != DTYPE_I8 && dt != DTYPE_U8 && dt != DTYPE_BOOL) {
+			diag_error(r->d, NULL, "--bind %s: the input's type is not a number type dnncc "
+			           "reads from a list; give a .pb file", name);
+			return NULL;
+		}
+		size_t es = ir_dtype_size(dt), count = 0, cap = 8;
+		unsigned char *data = xmalloc(cap * es);
+		for (const char *q = b->value; *q;) {
+			char *end;
+			double f = 0;
+			long long iv = 0;
+			errno = 0;
+			if (dt == DTYPE_F32 || dt == DTYPE_F64)
+				f = strtod(q, &end);
+			else
+				iv = strtoll(q, &end, 10);
+			if (end == q || errno || (*end && *end != ',')) {
+				diag_error(r->d, NULL, "--bind %s=%s: expected comma-separated %s numbers", name,
+				           b->value, ir_dtype_names[dt]);
+				free(data);
+				return NULL;
+			}
+			if (count == cap)
+				data = xrealloc(data, (cap *= 2) * es);
+			switch (dt) {
+			case DTYPE_F32: { float x = (float)f; memcpy(data + count * es, &x, es); break; }
+			case DTYPE_F64: memcpy(data + count * es, &f, es); break;
+			case DTYPE_I64: { int64_t x = iv; memcpy(data + count * es, &x, es); break; }
+			case DTYPE_I32: { int32_t x = (int32_t)iv; memcpy(data + count * es, &x, es); break; }
+			default: data[count * es] = (unsigned char)(dt == DTYPE_BOOL ? iv != 0 : iv); break;
+			}
+			count++;
+			q = *end ? end + 1 : end;
+		}
+		const Onnx__TensorShapeProto *sp = tp->tensor_type->shape;
+		int scalar = sp && sp->n_dim == 0 && count == 1;
+		v.dtype = dt;
+		v.rank = scalar ? 0 : 1;
+		v.dims[0] = (int64_t)count;
+		v.data = arena_memdup(&r->g->arena, data, count > 0 ? count * es : 1);
+		free(data);
+	}
+	struct tensor *t = ir_new_constant(r->g, name, v.dtype, v.rank, v.dims, v.data);
+	return t;
+}
+
 static void read_inputs(struct reader *r, const Onnx__GraphProto *gp)
 {
 	struct graph *g = r->g;
 	int n_shapes = r->opt ? r->opt->n_shapes : 0;
 	unsigned char *used = xcalloc(n_shapes ? n_shapes : 1, 1);
+	int n_binds = r->opt ? r->opt->n_binds : 0;
+	unsigned char *bound = xcalloc(n_binds ? n_binds : 1, 1);
 	g->inputs = arena_alloc(&g->arena, (gp->n_input ? gp->n_input : 1) * sizeof *g->inputs);
 
 	for (size_t i = 0; i < gp->n_input; i++) {
@@ -839,6 +931,19 @@ static void read_inputs(struct reader *r, const Onnx__GraphProto *gp)
 			diag_error(r->d, NULL, "graph input '%s' is listed twice", name);
 			continue;
 		}
+		const struct bind_value *bv = NULL;
+		for (int k = 0; r->opt && k < r->opt->n_binds; k++)
+			if (strcmp(r->opt->binds[k].input, name) == 0) {
+				bv = &r->opt->binds[k];
+				bound[k] = 1;
+			}
+		if (bv) { /* a constant from now on, like an initializer */
+			struct tensor *t = bind_input(r, vi, bv);
+			e = map_add(&r->values, t ? t->name : arena_strdup(&g->arena, name));
+			e->t = t;
+			e->is_initializer = 1;
+			continue;
+		}
 		struct tensor *t = read_input(r, vi, used);
 		e = map_add(&r->values, t ? t->name : arena_strdup(&g->arena, name));
 		e->t = t;
@@ -849,7 +954,12 @@ static void read_inputs(struct reader *r, const Onnx__GraphProto *gp)
 		if (!used[k])
 			diag_error(r->d, NULL, "--shape names '%s', which is not a graph input",
 			           r->opt->shapes[k].input);
+	for (int k = 0; k < n_binds; k++)
+		if (!bound[k])
+			diag_error(r->d, NULL, "--bind names '%s', which is not a graph input (weights "
+			           "and node outputs cannot be bound)", r->opt->binds[k].input);
 	free(used);
+	free(bound);
 }
 
 /* ---- nodes ----------------------------------------------------------------- */

@@ -191,6 +191,32 @@ enum layout {
 	X(OP_RESIZE, "Resize")                                \
 	X(OP_UPSAMPLE, "Upsample")                            \
 	X(OP_CONV_TRANSPOSE, "ConvTranspose")                 \
+	/* integer and boolean tensors (passes/typed_ops.c, runtime/typed_*.c) */ \
+	X(OP_EQUAL, "Equal")                                  \
+	X(OP_LESS, "Less")                                    \
+	X(OP_GREATER, "Greater")                              \
+	X(OP_LESS_OR_EQUAL, "LessOrEqual")                    \
+	X(OP_GREATER_OR_EQUAL, "GreaterOrEqual")              \
+	X(OP_NOT, "Not")                                      \
+	X(OP_AND, "And")                                      \
+	X(OP_OR, "Or")                                        \
+	X(OP_XOR, "Xor")                                      \
+	X(OP_BITSHIFT, "BitShift")                            \
+	X(OP_MOD, "Mod")                                      \
+	X(OP_WHERE, "Where")                                  \
+	X(OP_ARGMAX, "ArgMax")                                \
+	X(OP_ARGMIN, "ArgMin")                                \
+	X(OP_TOPK, "TopK")                                    \
+	X(OP_CUMSUM, "CumSum")                                \
+	X(OP_TRILU, "Trilu")                                  \
+	X(OP_GATHER_ELEMENTS, "GatherElements")               \
+	X(OP_NLL_LOSS, "NegativeLogLikelihoodLoss")           \
+	X(OP_SCE_LOSS, "SoftmaxCrossEntropyLoss")             \
+	X(OP_SIZE, "Size")                                    \
+	X(OP_RANGE, "Range")                                  \
+	X(OP_ISNAN, "IsNaN")                                  \
+	X(OP_ISINF, "IsInf")                                  \
+	X(OP_CAST_LIKE, "CastLike")                           \
 	/* dnncc's own: converts one tensor between layouts (select.c) */ \
 	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
 	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \

@@ -361,6 +361,11 @@ static int check_tensor(struct diag *d, struct node *n, const struct tensor *t, 
 static int check_types(struct diag *d, struct node *n)
 {
 	int err = 0;
+	/* Views move bytes: any type the typed kernels know (typed_ops.c). */
+	if ((n->op == OP_FLATTEN || n->op == OP_RESHAPE || n->op == OP_SQUEEZE ||
+	     n->op == OP_UNSQUEEZE) && typed_dtype_ok(n->inputs[0]->dtype) &&
+	    n->outputs[0]->dtype == n->inputs[0]->dtype)
+		return 0;
 	for (int i = 0; i < data_inputs(n); i++)
 		if (n->inputs[i])
 			err += check_tensor(d, n, n->inputs[i], "input");
@@ -1553,6 +1558,8 @@ static int canon_norm(struct graph *g, struct node *n, struct diag *d)
 
 static int canon_node(struct graph *g, struct node *n, struct diag *d)
 {
+	if (typed_runs_typed(n)) /* integer and boolean tensors (typed_ops.c) */
+		return typed_canon(g, n, d);
 	if (check_arity(d, n))
 		return 1;
 	switch (n->op) {
@@ -1908,7 +1915,7 @@ static int check_graph_io(struct graph *g, struct diag *d)
 	int err = 0;
 	for (int k = 0; k < g->n_inputs; k++) {
 		const struct tensor *t = g->inputs[k];
-		if (t->dtype != DTYPE_F32 && ir_use_count(g, t) == 0) {
+		if (!typed_dtype_ok(t->dtype) && ir_use_count(g, t) == 0) {
 			diag_error(d, NULL, "unsupported data type %s for graph input '%s'",
 			           ir_dtype_names[t->dtype], t->name);
 			err++;
@@ -1916,7 +1923,7 @@ static int check_graph_io(struct graph *g, struct diag *d)
 	}
 	for (int k = 0; k < g->n_outputs; k++) {
 		const struct tensor *t = g->outputs[k];
-		if (t->dtype != DTYPE_F32 && !live_producer(t)) {
+		if (!typed_dtype_ok(t->dtype) && !live_producer(t)) {
 			diag_error(d, NULL, "unsupported data type %s for graph output '%s'",
 			           ir_dtype_names[t->dtype], t->name);
 			err++;

@@ -327,6 +327,12 @@ static void strided_copy(void *dst, const void *src, size_t es, int rank, const 
 	}
 }
 
+/* The advice for an operand dnncc needs at compile time that is a graph
+ * input: freeze it (--bind, issue 11). */
+#define BIND_HINT(t) \
+	((t)->is_input ? "; freeze the graph input with --bind NAME=V0,V1,... or --bind NAME=FILE.pb" \
+	               : "")
+
 /* Reads input i, a constant int64/int32 list (1-D or a scalar), into v[max].
  * Returns the count, or -1 after reporting. */
 static int const_ints(struct ctx *c, struct node *n, int i, const char *what, int64_t *v,
@@ -335,8 +341,8 @@ static int const_ints(struct ctx *c, struct node *n, int i, const char *what, in
 	struct tensor *t = in(n, i);
 	if (!t->data) {
 		diag_error(c->d, n,
-		           "%s (input %d, '%s') must be a constant, but it is computed at run time",
-		           what, i, t->name);
+		           "%s (input %d, '%s') must be a constant, but it is computed at run time%s",
+		           what, i, t->name, BIND_HINT(t));
 		return -1;
 	}
 	if (!is_int_index(t->dtype)) {
@@ -1932,8 +1938,8 @@ static int infer_resize(struct ctx *c, struct node *n)
 		return set_out(c, n, 0, x->dtype, r, dims);
 	}
 	if (tz && !tz->data) {
-		diag_error(c->d, n, "sizes '%s' must be a constant, but it is computed at run time",
-		           tz->name);
+		diag_error(c->d, n, "sizes '%s' must be a constant, but it is computed at run time%s",
+		           tz->name, BIND_HINT(tz));
 		return -1;
 	}
 	double sc[IR_MAX_RANK];
@@ -1952,7 +1958,7 @@ static int infer_resize(struct ctx *c, struct node *n)
 		}
 		if (!ts->data) {
 			diag_error(c->d, n, "scales '%s' must be a constant, but it is computed at run "
-			           "time", ts->name);
+			           "time%s", ts->name, BIND_HINT(ts));
 			return -1;
 		}
 		if (!is_float(ts->dtype) || ir_numel(ts) != r) {
@@ -2329,6 +2335,10 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_MSE:
 	case OP_OPTIMIZER_STEP: break; /* appended later, by autodiff (--train) */
 	case OP_COUNT_: break;
+	default:
+		if (typed_is_new_op(n->op)) /* integer and boolean tensors (typed_ops.c) */
+			return typed_infer(c->g, n, c->d);
+		break;
 	}
 	unreachable("infer_node: unknown op");
 }

@@ -22,6 +22,12 @@ struct shape_override {
 	int64_t dims[IR_MAX_RANK];
 };
 
+/* --bind NAME=VALUES|FILE.pb: a graph input frozen into a constant. */
+struct bind_value {
+	const char *input; /* graph input name */
+	const char *value; /* "1,2,3" (numbers of the input's declared type) or a TensorProto file */
+};
+
 struct options {
 	const char *model;        /* input model path */
 	const char *output;       /* -o path of NAME.c */
@@ -32,6 +38,8 @@ struct options {
 	int dump_ir;              /* --dump-ir */
 	int n_shapes;
 	struct shape_override *shapes; /* --shape NAME=d0,d1,... */
+	int n_binds;
+	const struct bind_value *binds; /* --bind: inputs frozen into constants (ONNX) */
 	const char *caffe_weights;     /* --weights X.caffemodel (Caffe) */
 	int random_weights;            /* --random-weights SEED given (Caffe) */
 	unsigned long random_seed;
@@ -81,6 +89,18 @@ static inline uint64_t pass_max_arena(const struct options *opt)
  * chains and small arithmetic) into constants, and marks those nodes dead.
  * Guarantees: every live tensor has a known shape; errors name the node. */
 int pass_infer_shapes(struct graph *g, const struct options *opt, struct diag *d);
+
+/* ---- typed_ops.c -------------------------------------------------------------
+ * Operators on integer, boolean and float64 tensors (issue 11). infer_shapes
+ * calls typed_infer() for the ops typed_is_new_op() names; canonicalize calls
+ * typed_canon() for every node typed_runs_typed() says the typed kernels
+ * compute (those ops, Cast and Gather at run time, and integer
+ * Add/Sub/Mul/Div/Max/Min/Abs/Neg/Sign). Both return 0 or report. */
+int typed_is_new_op(enum op op);
+int typed_runs_typed(const struct node *n);
+int typed_dtype_ok(enum dtype dt);
+int typed_infer(struct graph *g, struct node *n, struct diag *d);
+int typed_canon(struct graph *g, struct node *n, struct diag *d);
 
 /* ---- canonicalize.c ---------------------------------------------------------
  * Needs: shapes. Drops Dropout and Identity, folds BatchNormalization into a

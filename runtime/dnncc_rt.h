@@ -84,4 +84,29 @@ void rt_batchnorm(int N, int C, int HW, float epsilon, const float *x, const flo
 #undef PRIM
 #undef XFORM
 
+/* typed_*.c: integer, boolean and float64 tensors (rt_typed.h: enum rt_dtype,
+ * struct rt_tbcast, enum rt_tbinop, enum rt_tunop) */
+#include "runtime/rt_typed.h"
+void rt_cast(size_t n, int xt, const void *x, int yt, void *y);
+void rt_tbinary(int op, const struct rt_tbcast *p, int at, const void *a, int bt, const void *b,
+                int yt, void *y);
+void rt_tunary(int op, size_t n, int xt, const void *x, int yt, void *y);
+void rt_where(const struct rt_tbcast *p, size_t es, const uint8_t *cond, const void *x,
+              const void *y, void *out);
+void rt_gather(size_t es, const void *x, int it, const void *idx, void *y, size_t outer,
+               int64_t axis_len, size_t inner, size_t n_idx);
+void rt_argmax(int xt, const void *x, int64_t *y, size_t outer, size_t len, size_t inner,
+               int is_min, int select_last);
+void rt_topk(int xt, const void *x, void *vals, int64_t *ind, size_t outer, size_t len,
+             size_t inner, size_t k, int largest);
+void rt_cumsum(int xt, const void *x, void *y, size_t outer, size_t len, size_t inner,
+               int exclusive, int reverse);
+void rt_trilu(size_t es, const void *x, void *y, size_t batch, size_t rows, size_t cols,
+              int64_t k, int upper);
+void rt_gather_elements(size_t es, const void *x, int it, const void *idx, void *y, int rank,
+                        const int *xdims, const int *idims, int axis);
+void rt_nll(const float *x, int tt, const void *target, const float *w, float *y, float *logp,
+            size_t N, size_t C, size_t D, int reduction, int has_ignore, int64_t ignore_index,
+            int log_softmax);
+
 #endif

@@ -6,7 +6,11 @@ RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
 	runtime/lrn.c runtime/concat.c runtime/transpose.c runtime/pad.c \
 	runtime/clip.c runtime/batchnorm.c runtime/unary_math.c \
 	runtime/reduce.c runtime/normalize.c runtime/hardmax.c \
-	runtime/pad_mode.c runtime/resize.c runtime/conv_transpose.c
+	runtime/pad_mode.c runtime/resize.c runtime/conv_transpose.c \
+	runtime/rt_typed.h runtime/typed_cast.c runtime/typed_binary.c runtime/typed_unary.c \
+	runtime/typed_where.c runtime/typed_gather.c runtime/typed_argmax.c runtime/typed_topk.c \
+	runtime/typed_cumsum.c runtime/typed_trilu.c runtime/typed_gather_elements.c \
+	runtime/typed_nll.c
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
 
 # The convolution primitive library (issue 3): tables, compile-time prep

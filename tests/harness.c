@@ -7,6 +7,10 @@
  * Every IN_i is a raw little-endian float32 file holding exactly
  * model_input_sizes[i] values (graph order); every OUT_j receives
  * model_output_sizes[j] raw little-endian float32 values ("-" is stdout).
+ * A model with inputs or outputs of other types (MODEL_TYPED_IO in its
+ * header) says each one's type in model_input_dtypes[] and
+ * model_output_dtypes[] (ONNX TensorProto.DataType numbers); its files hold
+ * raw little-endian values of those types (bool one byte, 0 or 1).
  * With -t the time model_run took (processor time, clock()) goes to stderr.
  * Exits 0 on success, 1 on a file problem or a wrong size, 2 on usage, and
  * 3 when model_run returns non-zero.
@@ -32,75 +36,82 @@
 #define N_IN_SLOTS (MODEL_NUM_INPUTS > 0 ? MODEL_NUM_INPUTS : 1)
 #define N_OUT_SLOTS (MODEL_NUM_OUTPUTS > 0 ? MODEL_NUM_OUTPUTS : 1)
 
-static void le_to_floats(const unsigned char *bytes, size_t n, float *out /* [n] */)
+#ifdef MODEL_TYPED_IO
+/* Bytes per element of an ONNX TensorProto.DataType the generated code
+ * takes (float32 for models without MODEL_TYPED_IO). */
+static size_t elem_size(int dtype)
 {
-	size_t i;
-	for (i = 0; i < n; i++) {
-		const unsigned char *b = bytes + 4 * i;
-		uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-		             (uint32_t)b[3] << 24;
-		float f;
-		/* float is IEEE 754 binary32 on every host this runs on (C99 Annex F). */
-		memcpy(&f, &u, 4);
-		out[i] = f;
+	switch (dtype) {
+	case 2: case 3: case 9: return 1;  /* uint8, int8, bool */
+	case 7: case 11: return 8;         /* int64, double */
+	default: return 4;                 /* float, int32 */
 	}
 }
 
-static void floats_to_le(const float *in /* [n] */, size_t n, unsigned char *bytes)
+#define IN_SIZE(i) elem_size(model_input_dtypes[i])
+#define OUT_SIZE(j) elem_size(model_output_dtypes[j])
+typedef const void *in_ptr;
+typedef void *out_ptr;
+#else
+#define IN_SIZE(i) ((size_t)4)
+#define OUT_SIZE(j) ((size_t)4)
+typedef const float *in_ptr;
+typedef float *out_ptr;
+#endif
+
+/* Converts n little-endian values of es bytes to host order (or back: the
+ * same swap), in place. Every host this runs on uses IEEE 754 (C99 Annex F). */
+static void le_swap(unsigned char *bytes, size_t n, size_t es)
 {
-	size_t i;
-	for (i = 0; i < n; i++) {
-		uint32_t u32;
-		memcpy(&u32, &in[i], 4);
-		bytes[4 * i] = (unsigned char)(u32 & 0xff);
-		bytes[4 * i + 1] = (unsigned char)(u32 >> 8 & 0xff);
-		bytes[4 * i + 2] = (unsigned char)(u32 >> 16 & 0xff);
-		bytes[4 * i + 3] = (unsigned char)(u32 >> 24 & 0xff);
-	}
+	const unsigned int one = 1u;
+	size_t i, k;
+	if (*(const unsigned char *)&one == 1u || es == 1)
+		return;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < es / 2; k++) {
+			unsigned char t = bytes[i * es + k];
+			bytes[i * es + k] = bytes[i * es + es - 1 - k];
+			bytes[i * es + es - 1 - k] = t;
+		}
 }
 
-/* Reads exactly n float32 values from path into a new buffer (at least one
- * slot, so a zero-size tensor still gets a valid pointer). */
-static float *read_input(const char *path, size_t n)
+/* Reads exactly n values of es bytes from path into a new buffer (at least
+ * one slot, so a zero-size tensor still gets a valid pointer). */
+static void *read_input(const char *path, size_t n, size_t es)
 {
 	FILE *f = fopen(path, "rb");
 	unsigned char *bytes;
-	float *data;
 	size_t got;
 	int extra;
 	if (!f) {
 		perror(path);
 		return NULL;
 	}
-	bytes = malloc(4 * n + 1);
-	data = malloc(n ? n * sizeof *data : sizeof *data);
-	if (!bytes || !data) {
+	/* at least 8 bytes, so any element type is aligned (malloc) */
+	bytes = malloc(es * n + 8);
+	if (!bytes) {
 		fprintf(stderr, "%s: out of memory for %lu values\n", path, (unsigned long)n);
 		fclose(f);
-		free(bytes);
-		free(data);
 		return NULL;
 	}
-	got = fread(bytes, 1, 4 * n, f);
+	got = fread(bytes, 1, es * n, f);
 	extra = getc(f);
 	fclose(f);
-	if (got != 4 * n || extra != EOF) {
-		fprintf(stderr, "%s: expected exactly %lu float32 values (%lu bytes)\n", path,
-		        (unsigned long)n, (unsigned long)(4 * n));
+	if (got != es * n || extra != EOF) {
+		fprintf(stderr, "%s: expected exactly %lu values of %lu bytes\n", path,
+		        (unsigned long)n, (unsigned long)es);
 		free(bytes);
-		free(data);
 		return NULL;
 	}
-	le_to_floats(bytes, n, data);
-	free(bytes);
-	return data;
+	le_swap(bytes, n, es);
+	return bytes;
 }
 
-static int write_output(const char *path, const float *data /* [n] */, size_t n)
+static int write_output(const char *path, const void *data /* [n] */, size_t n, size_t es)
 {
 	int to_stdout = strcmp(path, "-") == 0;
 	FILE *f = to_stdout ? stdout : fopen(path, "wb");
-	unsigned char *bytes = malloc(4 * n + 1);
+	unsigned char *bytes = malloc(es * n + 1);
 	int ok;
 	if (!f || !bytes) {
 		if (!f)
@@ -112,8 +123,9 @@ static int write_output(const char *path, const float *data /* [n] */, size_t n)
 		free(bytes);
 		return -1;
 	}
-	floats_to_le(data, n, bytes);
-	ok = fwrite(bytes, 1, 4 * n, f) == 4 * n;
+	memcpy(bytes, data, es * n);
+	le_swap(bytes, n, es);
+	ok = fwrite(bytes, 1, es * n, f) == es * n;
 	free(bytes);
 	if (to_stdout)
 		ok = fflush(f) == 0 && ok;
@@ -128,9 +140,10 @@ static int write_output(const char *path, const float *data /* [n] */, size_t n)
 
 int main(int argc, char **argv)
 {
-	float *inputs[N_IN_SLOTS];   /* inputs[i]: model_input_sizes[i] values, graph order */
-	float *outputs[N_OUT_SLOTS]; /* outputs[j]: model_output_sizes[j] values */
-	const float *in_ptrs[N_IN_SLOTS];
+	void *inputs[N_IN_SLOTS];   /* inputs[i]: model_input_sizes[i] values, graph order */
+	void *outputs[N_OUT_SLOTS]; /* outputs[j]: model_output_sizes[j] values */
+	in_ptr in_ptrs[N_IN_SLOTS];
+	out_ptr out_ptrs[N_OUT_SLOTS];
 	int timing = 0, first = 1, i, rc = 0, run_rc;
 	clock_t start, stop;
 
@@ -149,17 +162,20 @@ int main(int argc, char **argv)
 		inputs[i] = NULL;
 		in_ptrs[i] = NULL;
 	}
-	for (i = 0; i < N_OUT_SLOTS; i++)
+	for (i = 0; i < N_OUT_SLOTS; i++) {
 		outputs[i] = NULL;
+		out_ptrs[i] = NULL;
+	}
 	for (i = 0; i < MODEL_NUM_INPUTS; i++) {
-		inputs[i] = read_input(argv[first + i], model_input_sizes[i]);
+		inputs[i] = read_input(argv[first + i], model_input_sizes[i], IN_SIZE(i));
 		if (!inputs[i])
 			rc = 1;
 		in_ptrs[i] = inputs[i];
 	}
 	for (i = 0; i < MODEL_NUM_OUTPUTS; i++) {
 		size_t n = model_output_sizes[i];
-		outputs[i] = malloc(n ? n * sizeof(float) : sizeof(float));
+		outputs[i] = malloc(n ? n * OUT_SIZE(i) : 8);
+		out_ptrs[i] = outputs[i];
 		if (!outputs[i]) {
 			fprintf(stderr, "out of memory for output %d\n", i);
 			rc = 1;
@@ -167,7 +183,7 @@ int main(int argc, char **argv)
 	}
 	if (rc == 0) {
 		start = clock();
-		run_rc = model_run(in_ptrs, outputs);
+		run_rc = model_run(in_ptrs, out_ptrs);
 		stop = clock();
 		if (timing)
 			fprintf(stderr, "model_run: %.3f ms\n",
@@ -179,7 +195,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; rc == 0 && i < MODEL_NUM_OUTPUTS; i++)
 		if (write_output(argv[first + MODEL_NUM_INPUTS + i], outputs[i],
-		                 model_output_sizes[i]) != 0)
+		                 model_output_sizes[i], OUT_SIZE(i)) != 0)
 			rc = 1;
 	for (i = 0; i < N_IN_SLOTS; i++)
 		free(inputs[i]);
