@@ -98,6 +98,28 @@ static const char *const in_scope_ops[] = {
 	"LayerNormalization", "InstanceNormalization", "MeanVarianceNormalization", "Hardmax",
 	"Slice", "Split", "Expand", "Tile", "DepthToSpace", "SpaceToDepth", "Resize",
 	"Upsample", "ConvTranspose",
+	/* integer and boolean tensors (issue 11) */
+	"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
+	"BitShift", "Mod", "Where", "ArgMax", "ArgMin", "TopK", "CumSum", "Trilu",
+	"GatherElements", "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss", "Size", "Range",
+	"IsNaN", "IsInf", "CastLike",
+};
+
+/* Operands dnncc needs at compile time (they fix shapes, or the kernels take
+ * them as constants): a graph input read at one of these positions is frozen
+ * with `dnncc --bind NAME=input_K.pb` from the data set being run, and is not
+ * fed at run time. {op type, first input index, last input index}. */
+static const struct {
+	const char *op;
+	int first, last;
+} bound_operands[] = {
+	{"Reshape", 1, 1},   {"Expand", 1, 1},  {"Tile", 1, 1},      {"Slice", 1, 4},
+	{"Pad", 1, 3},       {"Resize", 1, 3},  {"Upsample", 1, 1},  {"ConstantOfShape", 0, 0},
+	{"Squeeze", 1, 1},   {"Unsqueeze", 1, 1}, {"Split", 1, 1},   {"TopK", 1, 1},
+	{"Range", 0, 2},     {"Trilu", 1, 1},   {"CumSum", 1, 1},    {"ReduceSum", 1, 1},
+	{"ReduceMean", 1, 1}, {"ReduceMax", 1, 1}, {"ReduceMin", 1, 1}, {"ReduceProd", 1, 1},
+	{"ReduceL1", 1, 1},  {"ReduceL2", 1, 1}, {"ReduceLogSum", 1, 1},
+	{"ReduceLogSumExp", 1, 1}, {"ReduceSumSquare", 1, 1},
 };
 
 static const char *const test_sets[] = {"node", "pytorch-converted"};
@@ -111,6 +133,7 @@ struct test {
 	int in_scope;     /* see the file comment */
 	int listed;       /* index + 1 into the refused list, 0 if not listed */
 	char reason[REASON_MAX]; /* why it did not pass (dnncc's message for REFUSED) */
+	int n_binds;             /* graph inputs frozen with --bind (bound_operands) */
 	char ops[OPS_MAX];       /* the graph's distinct op types, space-separated */
 };
 
@@ -410,11 +433,34 @@ static int in_scope_op(const char *op, const char *domain)
 	return 0;
 }
 
-static int is_float_value(const Onnx__ValueInfoProto *v)
+/* TensorProto.DataType numbers generated code takes and the runner feeds:
+ * float, uint8, int8, int32, int64, bool, double. */
+static int supported_type(int dt)
+{
+	return dt == 1 || dt == 2 || dt == 3 || dt == 6 || dt == 7 || dt == 9 || dt == 11;
+}
+
+static int is_supported_value(const Onnx__ValueInfoProto *v)
 {
 	return v->type && v->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE &&
 	       v->type->tensor_type->has_elem_type &&
-	       v->type->tensor_type->elem_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+	       supported_type(v->type->tensor_type->elem_type);
+}
+
+static int is_bound_operand(const Onnx__GraphProto *g, const char *name)
+{
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__NodeProto *n = g->node[i];
+		for (size_t k = 0; k < sizeof bound_operands / sizeof bound_operands[0]; k++) {
+			if (!n->op_type || strcmp(n->op_type, bound_operands[k].op) != 0)
+				continue;
+			for (int j = bound_operands[k].first;
+			     j <= bound_operands[k].last && (size_t)j < n->n_input; j++)
+				if (n->input[j] && strcmp(n->input[j], name) == 0)
+					return 1;
+		}
+	}
+	return 0;
 }
 
 static int is_initializer(const Onnx__GraphProto *g, const char *name)
@@ -427,8 +473,13 @@ static int is_initializer(const Onnx__GraphProto *g, const char *name)
 
 /* What the runner needs to know about a model: is it in scope, and are its
  * graph inputs (weights excluded) and outputs all float32. */
+#define MAX_MODEL_INPUTS 64
 struct model_facts {
-	int all_float; /* every graph input that is not an initializer, and every output */
+	int all_float; /* every graph input that is not an initializer, and every output, has a
+	                  type of supported_type() */
+	int n_inputs;  /* graph inputs that are not initializers, model order */
+	char *input_names[MAX_MODEL_INPUTS]; /* owned */
+	int bound[MAX_MODEL_INPUTS];         /* 1: frozen with --bind, not fed */
 	int ops_ok;    /* every node's op is in in_scope_ops */
 	char *ops;     /* out: [OPS_MAX] the distinct op types, space-separated, model order */
 };
@@ -469,11 +520,21 @@ static int read_model_facts(const char *path, struct model_facts *f, char *reaso
 	const Onnx__GraphProto *g = m->graph;
 	f->all_float = 1;
 	f->ops_ok = 1;
-	for (size_t i = 0; i < g->n_input; i++)
-		if (!is_initializer(g, g->input[i]->name) && !is_float_value(g->input[i]))
+	f->n_inputs = 0;
+	for (size_t i = 0; i < g->n_input; i++) {
+		if (is_initializer(g, g->input[i]->name))
+			continue;
+		if (!is_supported_value(g->input[i]))
 			f->all_float = 0;
+		if (f->n_inputs < MAX_MODEL_INPUTS) {
+			f->input_names[f->n_inputs] = xstrdup(g->input[i]->name ? g->input[i]->name : "");
+			f->bound[f->n_inputs] = is_bound_operand(g, g->input[i]->name ? g->input[i]->name
+			                                                             : "");
+			f->n_inputs++;
+		}
+	}
 	for (size_t i = 0; i < g->n_output; i++)
-		if (!is_float_value(g->output[i]))
+		if (!is_supported_value(g->output[i]))
 			f->all_float = 0;
 	for (size_t i = 0; i < g->n_node; i++) {
 		const Onnx__NodeProto *n = g->node[i];
@@ -485,11 +546,59 @@ static int read_model_facts(const char *path, struct model_facts *f, char *reaso
 	return 0;
 }
 
-/* A float32 tensor from a .pb file: count values, as little-endian bytes. */
+/* A tensor from a .pb file: count values of one supported_type(), as
+ * little-endian bytes. */
 struct f32_tensor {
 	size_t count;
-	unsigned char *bytes; /* [4 * count], little-endian IEEE binary32 */
+	int dtype;            /* TensorProto.DataType */
+	size_t es;            /* bytes per element */
+	unsigned char *bytes; /* [es * count], little-endian */
 };
+
+static size_t type_size(int dt)
+{
+	return dt == 2 || dt == 3 || dt == 9 ? 1 : dt == 7 || dt == 11 ? 8 : 4;
+}
+
+static void put_le(unsigned char *p, uint64_t v, size_t es)
+{
+	for (size_t k = 0; k < es; k++)
+		p[k] = (unsigned char)(v >> (8 * k));
+}
+
+static uint64_t get_le(const unsigned char *p, size_t es)
+{
+	uint64_t v = 0;
+	for (size_t k = 0; k < es; k++)
+		v |= (uint64_t)p[k] << (8 * k);
+	return v;
+}
+
+/* Element i as a double (floats) or an exact integer in *iv (the others). */
+static double get_value(const struct f32_tensor *t, const unsigned char *bytes, size_t i,
+                        int64_t *iv)
+{
+	uint64_t u = get_le(bytes + t->es * i, t->es);
+	*iv = 0;
+	switch (t->dtype) {
+	case 1: {
+		uint32_t w = (uint32_t)u;
+		float f;
+		memcpy(&f, &w, 4);
+		return f;
+	}
+	case 11: {
+		double f;
+		memcpy(&f, &u, 8);
+		return f;
+	}
+	case 3: *iv = (int8_t)(uint8_t)u; break;
+	case 6: *iv = (int32_t)(uint32_t)u; break;
+	case 7: *iv = (int64_t)u; break;
+	default: *iv = (int64_t)u; break; /* uint8, bool */
+	}
+	return (double)*iv;
+}
 
 static void put_le32(unsigned char *p, float v)
 {
@@ -499,15 +608,6 @@ static void put_le32(unsigned char *p, float v)
 	p[1] = u >> 8 & 0xff;
 	p[2] = u >> 16 & 0xff;
 	p[3] = u >> 24 & 0xff;
-}
-
-static float get_le32(const unsigned char *p)
-{
-	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	             (uint32_t)p[3] << 24;
-	float v;
-	memcpy(&v, &u, 4);
-	return v;
 }
 
 static int read_f32_tensor(const char *path, struct f32_tensor *t, char *reason)
@@ -531,26 +631,44 @@ static int read_f32_tensor(const char *path, struct f32_tensor *t, char *reason)
 		count *= (size_t)p->dims[i];
 	t->count = count;
 	t->bytes = NULL;
-	if (!p->has_data_type || p->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT) {
-		set_reason(reason, "%s: data type %d, not float32 (the model is out of scope)",
-		         base, p->has_data_type ? p->data_type : 0);
+	t->dtype = p->has_data_type ? p->data_type : 0;
+	t->es = type_size(t->dtype);
+	size_t es = t->es;
+	if (!supported_type(t->dtype)) {
+		set_reason(reason, "%s: data type %d, which the runner does not feed (the model is "
+		           "out of scope)", base, t->dtype);
 	} else if (p->has_raw_data) {
-		if (p->raw_data.len != 4 * count) {
+		if (p->raw_data.len != es * count) {
 			set_reason(reason, "%s: raw_data has %zu bytes for %zu values", base,
 			         p->raw_data.len, count);
 		} else {
-			t->bytes = xmalloc(4 * count);
-			memcpy(t->bytes, p->raw_data.data, 4 * count);
+			t->bytes = xmalloc(es * count + 1);
+			memcpy(t->bytes, p->raw_data.data, es * count);
 			rc = 0;
 		}
-	} else if (p->n_float_data == count) {
-		t->bytes = xmalloc(4 * count);
-		for (size_t i = 0; i < count; i++)
-			put_le32(t->bytes + 4 * i, p->float_data[i]);
-		rc = 0;
 	} else {
-		set_reason(reason, "%s: %zu float_data values for %zu elements", base,
-		         p->n_float_data, count);
+		size_t have = t->dtype == 1 ? p->n_float_data : t->dtype == 7 ? p->n_int64_data
+		              : t->dtype == 11 ? p->n_double_data : p->n_int32_data;
+		if (have != count) {
+			set_reason(reason, "%s: %zu typed values for %zu elements", base, have, count);
+		} else {
+			t->bytes = xmalloc(es * count + 1);
+			for (size_t i = 0; i < count; i++) {
+				unsigned char *q = t->bytes + es * i;
+				if (t->dtype == 1) {
+					put_le32(q, p->float_data[i]);
+				} else if (t->dtype == 11) {
+					uint64_t u;
+					memcpy(&u, &p->double_data[i], 8);
+					put_le(q, u, 8);
+				} else if (t->dtype == 7) {
+					put_le(q, (uint64_t)p->int64_data[i], 8);
+				} else {
+					put_le(q, (uint64_t)(int64_t)p->int32_data[i], es);
+				}
+			}
+			rc = 0;
+		}
 	}
 	onnx__tensor_proto__free_unpacked(p, NULL);
 	return rc;
@@ -570,18 +688,23 @@ static int write_bytes(const char *path, const unsigned char *bytes, size_t n)
 static int compare_output(const char *name, const struct f32_tensor *want,
                           const unsigned char *got_bytes, size_t got_len, char *reason)
 {
-	if (got_len != 4 * want->count) {
-		set_reason(reason, "%s: generated code wrote %zu values, expected %zu", name,
-		         got_len / 4, want->count);
+	if (got_len != want->es * want->count) {
+		set_reason(reason, "%s: generated code wrote %zu bytes, expected %zu values of %zu",
+		           name, got_len, want->count, want->es);
 		return -1;
 	}
 	size_t bad = 0, worst = 0;
 	double worst_excess = -1;
+	int is_float = want->dtype == 1 || want->dtype == 11;
 	for (size_t i = 0; i < want->count; i++) {
-		double w = get_le32(want->bytes + 4 * i), g = get_le32(got_bytes + 4 * i);
+		int64_t wi, gi;
+		double w = get_value(want, want->bytes, i, &wi), g = get_value(want, got_bytes, i, &gi);
 		int ok;
 		double excess;
-		if (isnan(w) || isnan(g) || isinf(w) || isinf(g)) {
+		if (!is_float) { /* integers and bools: exactly */
+			ok = wi == gi;
+			excess = ok ? 0 : INFINITY;
+		} else if (isnan(w) || isnan(g) || isinf(w) || isinf(g)) {
 			ok = (isnan(w) && isnan(g)) || w == g;
 			excess = ok ? 0 : INFINITY;
 		} else {
@@ -600,8 +723,8 @@ static int compare_output(const char *name, const struct f32_tensor *want,
 	if (bad) {
 		snprintf(reason, REASON_MAX,
 		         "%s: %zu of %zu values differ; worst at [%zu]: got %.9g, want %.9g", name,
-		         bad, want->count, worst, (double)get_le32(got_bytes + 4 * worst),
-		         (double)get_le32(want->bytes + 4 * worst));
+		         bad, want->count, worst, get_value(want, got_bytes, worst, &(int64_t){0}),
+		         get_value(want, want->bytes, worst, &(int64_t){0}));
 		return -1;
 	}
 	return 0;
@@ -626,7 +749,8 @@ static int count_files(const char *dir, const char *prefix)
 
 /* Builds and runs the generated model on one data set. */
 static enum verdict run_data_set(const char *tmp, const char *out, const char *set_dir,
-                                 const char *set_name, char *reason)
+                                 const char *set_name, const struct model_facts *facts,
+                                 char *reason)
 {
 	int n_in = count_files(set_dir, "input_"), n_out = count_files(set_dir, "output_");
 	int argc = 0;
@@ -636,6 +760,8 @@ static enum verdict run_data_set(const char *tmp, const char *out, const char *s
 	argv[argc++] = xstrdup("./run");
 	for (int i = 0; i < n_in; i++) {
 		char name[64];
+		if (i < facts->n_inputs && facts->bound[i])
+			continue; /* compiled in with --bind */
 		snprintf(name, sizeof name, "input_%d.pb", i);
 		char *pb = path_join(set_dir, name);
 		struct f32_tensor t;
@@ -645,7 +771,7 @@ static enum verdict run_data_set(const char *tmp, const char *out, const char *s
 			goto out;
 		snprintf(name, sizeof name, "in_%d.bin", i);
 		argv[argc++] = path_join(tmp, name);
-		rc = write_bytes(argv[argc - 1], t.bytes, 4 * t.count);
+		rc = write_bytes(argv[argc - 1], t.bytes, t.es * t.count);
 		free(t.bytes);
 		if (rc != 0) {
 			set_reason(reason, "cannot write %s", argv[argc - 1]);
@@ -695,7 +821,7 @@ static enum verdict run_data_set(const char *tmp, const char *out, const char *s
 		if (rc != 0)
 			goto out;
 		size_t got_len;
-		unsigned char *got = read_file(argv[1 + n_in + i], &got_len);
+		unsigned char *got = read_file(argv[argc - n_out + i], &got_len);
 		if (!got) {
 			set_reason(reason, "%s: no output %d written", set_name, i);
 			free(want.bytes);
@@ -717,30 +843,40 @@ out:
 	return v;
 }
 
-static enum verdict run_test(const struct config *cfg, struct test *t, const char *tmp)
+/* Compiles the model with dnncc (binding the inputs facts->bound marks to
+ * set_dir's files) and builds it with the harness inside out. V_PASS when
+ * built; otherwise the verdict, its reason in t->reason. */
+static enum verdict build_model(const struct config *cfg, struct test *t, const char *tmp,
+                                const char *model, const char *out,
+                                const struct model_facts *facts, const char *set_dir)
 {
 	char detail[REASON_MAX];
-	struct model_facts facts;
-	char *model = path_join(t->dir, "model.onnx");
-	char *out = path_join(tmp, "out");
 	char *model_c = path_join(out, "model.c");
 	char *err_path = path_join(tmp, "dnncc.err");
 	enum verdict v = V_FAIL;
 	int code = 0;
-
-	t->in_scope = 0;
-	t->ops[0] = '\0';
-	facts.ops = t->ops;
-	if (read_model_facts(model, &facts, t->reason) != 0)
-		goto done;
-	t->in_scope = facts.ops_ok && facts.all_float;
-	if (mkdir(out, 0755) != 0) {
-		set_reason(t->reason, "cannot create %s: %s", out, strerror(errno));
-		goto done;
+	char *dnncc_argv[8 + 2 * MAX_MODEL_INPUTS];
+	char *binds[MAX_MODEL_INPUTS];
+	int argc = 0, n_binds = 0;
+	dnncc_argv[argc++] = (char *)cfg->dnncc;
+	dnncc_argv[argc++] = (char *)model;
+	dnncc_argv[argc++] = "-o";
+	dnncc_argv[argc++] = model_c;
+	dnncc_argv[argc++] = "--name";
+	dnncc_argv[argc++] = "model";
+	for (int i = 0; set_dir && i < facts->n_inputs; i++) {
+		if (!facts->bound[i])
+			continue;
+		size_t n = strlen(facts->input_names[i]) + strlen(set_dir) + 32;
+		binds[n_binds] = xmalloc(n);
+		snprintf(binds[n_binds], n, "%s=%s/input_%d.pb", facts->input_names[i], set_dir, i);
+		dnncc_argv[argc++] = "--bind";
+		dnncc_argv[argc++] = binds[n_binds++];
 	}
-
-	char *dnncc_argv[] = {(char *)cfg->dnncc, model, "-o", model_c, "--name", "model", NULL};
+	dnncc_argv[argc] = NULL;
 	enum run_status rs = run_cmd(dnncc_argv, NULL, NULL, err_path, &code);
+	for (int i = 0; i < n_binds; i++)
+		free(binds[i]);
 	/* A refusal must say why: a line that is not just a warning. */
 	int has_message = pick_line(err_path, NULL, "warning:", detail, sizeof detail);
 	size_t n_model = strlen(model);
@@ -782,9 +918,10 @@ static enum verdict run_test(const struct config *cfg, struct test *t, const cha
 		goto done;
 	}
 
-	if (!facts.all_float) {
+	if (!facts->all_float) {
 		snprintf(t->reason, REASON_MAX,
-		         "dnncc accepted a model whose graph inputs/outputs are not all float32");
+		         "dnncc accepted a model whose graph inputs/outputs have types it does not "
+		         "support");
 		goto done;
 	}
 	char *model_h = path_join(out, "model.h");
@@ -821,16 +958,52 @@ static enum verdict run_test(const struct config *cfg, struct test *t, const cha
 		set_reason(t->reason, "generated C does not build: %s", detail);
 		goto done;
 	}
+	v = V_PASS;
+done:
+	free(model_c);
+	free(err_path);
+	return v;
+}
+
+static enum verdict run_test(const struct config *cfg, struct test *t, const char *tmp)
+{
+	struct model_facts facts;
+	char *model = path_join(t->dir, "model.onnx");
+	char *out = path_join(tmp, "out");
+	enum verdict v = V_FAIL;
+
+	t->in_scope = 0;
+	t->ops[0] = '\0';
+	memset(&facts, 0, sizeof facts);
+	facts.ops = t->ops;
+	if (read_model_facts(model, &facts, t->reason) != 0)
+		goto done;
+	t->in_scope = facts.ops_ok && facts.all_float;
+	for (int i = 0; i < facts.n_inputs; i++)
+		t->n_binds += facts.bound[i];
 
 	int n_sets = 0;
 	char **sets = list_dir(t->dir, &n_sets);
-	v = V_PASS;
 	int n_run = 0;
+	/* Without bound inputs one build serves every data set; with them each
+	 * data set is compiled with its own values. */
+	v = V_PASS;
 	for (int i = 0; sets && i < n_sets && v == V_PASS; i++) {
 		if (strncmp(sets[i], "test_data_set_", 14) != 0)
 			continue;
 		char *set_dir = path_join(t->dir, sets[i]);
-		v = run_data_set(tmp, out, set_dir, sets[i], t->reason);
+		if (n_run == 0 || t->n_binds) {
+			remove_tree(out);
+			if (mkdir(out, 0755) != 0) {
+				set_reason(t->reason, "cannot create %s: %s", out, strerror(errno));
+				v = V_FAIL;
+			} else {
+				v = build_model(cfg, t, tmp, model, out, &facts,
+				                t->n_binds ? set_dir : NULL);
+			}
+		}
+		if (v == V_PASS)
+			v = run_data_set(tmp, out, set_dir, sets[i], &facts, t->reason);
 		free(set_dir);
 		n_run++;
 	}
@@ -842,10 +1015,10 @@ static enum verdict run_test(const struct config *cfg, struct test *t, const cha
 		free(sets[i]);
 	free(sets);
 done:
+	for (int i = 0; i < facts.n_inputs; i++)
+		free(facts.input_names[i]);
 	free(model);
 	free(out);
-	free(model_c);
-	free(err_path);
 	return v;
 }
 
