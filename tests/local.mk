@@ -19,6 +19,11 @@ tests_test_runtime_SOURCES = tests/test_runtime.c
 tests_test_runtime_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_runtime_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
 
+check_PROGRAMS += tests/test_typed
+tests_test_typed_SOURCES = tests/test_typed.c
+tests_test_typed_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_typed_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+
 check_PROGRAMS += tests/test_shapes
 tests_test_shapes_SOURCES = tests/test_shapes.c
 tests_test_shapes_CPPFLAGS = $(TEST_CPPFLAGS)
