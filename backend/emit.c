@@ -1749,6 +1749,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 		diag_error(p->d, n, "internal error: node has no output");
 		return -1;
 	}
+	if (typed_runs_typed(n)) /* emit_typed.c: outputs of its own */
+		return plan_typed(p, l);
 	for (int k = 1; k < n->n_outputs; k++) {
 		if (n->outputs[k] && (n->outputs[k]->is_output || ir_use_count(p->g, n->outputs[k]))) {
 			diag_error(p->d, n, "only the first output can be used (output '%s' is read)",
@@ -1756,8 +1758,6 @@ static int plan_layer(struct plan *p, struct layer *l)
 			return -1;
 		}
 	}
-	if (typed_runs_typed(n))
-		return plan_typed(p, l);
 	int need = n->op == OP_BATCHNORM ? 5
 	           : n->op == OP_INSTANCE_NORM ? 3
 	           : n->op == OP_LAYER_NORM || n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
@@ -1897,6 +1897,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 	}
 	if (rc)
 		return rc;
+	if (n->outputs[0]->dtype != DTYPE_F32) /* canonicalize allows data movement only */
+		l->unit = n->op == OP_CONCAT ? RT_UNIT_TCONCAT : RT_UNIT_TCOPY;
 	add_arg(l, n->outputs[0], "y");
 	l->n_outs = 1;
 	for (int k = 0; k < l->n_args; k++)
@@ -2997,6 +2999,8 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	char f[6][64];
 	char buf[2048];
 	const struct node *n = l->node;
+	/* bytes per element of a data movement on another type than float32 */
+	size_t es = n->outputs[0]->dtype != DTYPE_F32 ? ir_dtype_size(n->outputs[0]->dtype) : 0;
 	switch (n->op) {
 	case OP_LAYOUT:
 		emit_line(e, "%s(%d, %d, %d, %d, x, y); /* N, C, H, W */", l->kernel, l->u.layout.N,
@@ -3248,10 +3252,17 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	case OP_CONCAT:
 		emit_line(e, "/* y as [%d, %d]; each input as [%d, part] at a column offset */",
 		          l->u.concat.outer, l->u.concat.total, l->u.concat.outer);
-		for (int i = 0; i + 1 < l->n_args; i++)
-			emit_line(e, "rt_concat_part(%d, %d, %d, %d, %s, y); /* outer, part, total, offset */",
-			          l->u.concat.outer, l->u.concat.part[i], l->u.concat.total,
-			          l->u.concat.offset[i], l->arg_names[i]);
+		for (int i = 0; i + 1 < l->n_args; i++) {
+			if (es) /* another type than float32: typed_concat.c */
+				emit_line(e, "rt_tconcat_part(%zu, %d, %d, %d, %d, %s, y);", es,
+				          l->u.concat.outer, l->u.concat.part[i], l->u.concat.total,
+				          l->u.concat.offset[i], l->arg_names[i]);
+			else
+				emit_line(e, "rt_concat_part(%d, %d, %d, %d, %s, y); /* outer, part, total, "
+				          "offset */",
+				          l->u.concat.outer, l->u.concat.part[i], l->u.concat.total,
+				          l->u.concat.offset[i], l->arg_names[i]);
+		}
 		break;
 	case OP_TRANSPOSE: {
 		const struct rt_transpose *t = &l->u.transpose;
@@ -3260,7 +3271,10 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		snprintf(buf, sizeof buf, ".rank = %d, .dims = %s, .sx = %s", t->rank, f[0], f[1]);
 		emit_line(e, "/* y's dims (size-1 dims dropped, contiguous ones merged), x's strides */");
 		print_struct_fields(e, "struct rt_transpose p", buf);
-		emit_line(e, "rt_transpose(&p, x, y);");
+		if (es)
+			emit_line(e, "rt_tcopy(%zu, &p, x, y);", es);
+		else
+			emit_line(e, "rt_transpose(&p, x, y);");
 		break;
 	}
 	case OP_SLICE:
@@ -3274,8 +3288,12 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		snprintf(buf, sizeof buf, ".rank = %d, .dims = %s, .sx = %s", t->rank, f[0], f[1]);
 		emit_line(e, "/* y's dims (size-1 dims dropped, contiguous ones merged), x's strides */");
 		print_struct_fields(e, "struct rt_transpose p", buf);
-		emit_line(e, "rt_transpose(&p, x + %lld, y); /* from x's element %lld */",
-		          (long long)l->u.strided.x_offset, (long long)l->u.strided.x_offset);
+		if (es)
+			emit_line(e, "rt_tcopy(%zu, &p, x + %lld, y); /* from x's element %lld */", es,
+			          (long long)l->u.strided.x_offset, (long long)l->u.strided.x_offset);
+		else
+			emit_line(e, "rt_transpose(&p, x + %lld, y); /* from x's element %lld */",
+			          (long long)l->u.strided.x_offset, (long long)l->u.strided.x_offset);
 		break;
 	}
 	case OP_CONV_TRANSPOSE: {

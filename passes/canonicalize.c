@@ -361,11 +361,21 @@ static int check_tensor(struct diag *d, struct node *n, const struct tensor *t, 
 static int check_types(struct diag *d, struct node *n)
 {
 	int err = 0;
-	/* Views move bytes: any type the typed kernels know (typed_ops.c). */
+	/* Views and copies move bytes: any type the typed kernels know
+	 * (typed_ops.c; emit.c picks typed_copy.c or typed_concat.c). */
 	if ((n->op == OP_FLATTEN || n->op == OP_RESHAPE || n->op == OP_SQUEEZE ||
-	     n->op == OP_UNSQUEEZE) && typed_dtype_ok(n->inputs[0]->dtype) &&
-	    n->outputs[0]->dtype == n->inputs[0]->dtype)
+	     n->op == OP_UNSQUEEZE || n->op == OP_TRANSPOSE || n->op == OP_SLICE ||
+	     n->op == OP_EXPAND || n->op == OP_TILE || n->op == OP_CONCAT ||
+	     n->op == OP_DEPTH_TO_SPACE || n->op == OP_SPACE_TO_DEPTH) &&
+	    n->inputs[0]->dtype != DTYPE_F32 && typed_dtype_ok(n->inputs[0]->dtype) &&
+	    n->outputs[0]->dtype == n->inputs[0]->dtype) {
+		for (int i = 1; n->op == OP_CONCAT && i < n->n_inputs; i++)
+			if (n->inputs[i] && n->inputs[i]->dtype != n->inputs[0]->dtype) {
+				diag_error(d, n, "inputs of different types");
+				return 1;
+			}
 		return 0;
+	}
 	for (int i = 0; i < data_inputs(n); i++)
 		if (n->inputs[i])
 			err += check_tensor(d, n, n->inputs[i], "input");

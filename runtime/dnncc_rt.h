@@ -105,6 +105,9 @@ void rt_trilu(size_t es, const void *x, void *y, size_t batch, size_t rows, size
               int64_t k, int upper);
 void rt_gather_elements(size_t es, const void *x, int it, const void *idx, void *y, int rank,
                         const int *xdims, const int *idims, int axis);
+void rt_tcopy(size_t es, const struct rt_transpose *p, const void *x, void *y);
+void rt_tconcat_part(size_t es, int outer, int part, int total, int offset, const void *x,
+                     void *y);
 void rt_nll(const float *x, int tt, const void *target, const float *w, float *y, float *logp,
             size_t N, size_t C, size_t D, int reduction, int has_ignore, int64_t ignore_index,
             int log_softmax);

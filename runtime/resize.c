@@ -6,7 +6,8 @@
  *   half_pixel          (o + 0.5) / s - 0.5
  *   pytorch_half_pixel  the same, or 0 when m = 1
  *   asymmetric          o / s
- *   align_corners       o * (n - 1) / (m - 1), or 0 when m = 1
+ *   align_corners       o * (n - 1) / (n * s - 1), or 0 when m = 1 (the ONNX
+ *                       reference divides by the unrounded length n * s)
  * then nearest takes one element (nearest_mode rounds; the index clamps to
  * [0, n - 1]) and linear blends the two neighbours of the coordinate clamped
  * to [0, n - 1], bilinear over both dims. Coordinates are computed in double
@@ -21,7 +22,7 @@ static double rt_resize_coord(int mode, int o, double s, int n, int m)
 	case RT_RESIZE_PYTORCH_HALF_PIXEL:
 		return m > 1 ? (o + 0.5) / s - 0.5 : 0.0;
 	case RT_RESIZE_ASYMMETRIC: return o / s;
-	case RT_RESIZE_ALIGN_CORNERS: return m > 1 ? (double)o * (n - 1) / (m - 1) : 0.0;
+	case RT_RESIZE_ALIGN_CORNERS: return m > 1 ? (double)o * (n - 1) / (n * s - 1) : 0.0;
 	default: return (o + 0.5) / s - 0.5; /* RT_RESIZE_HALF_PIXEL */
 	}
 }
