@@ -150,6 +150,7 @@ static int tbinop(const struct node *n)
 	case OP_AND: return 15;
 	case OP_OR: return 16;
 	case OP_XOR: return 17;
+	case OP_POW: return 18;
 	default: return -1;
 	}
 }
@@ -157,7 +158,7 @@ static int tbinop(const struct node *n)
 static const char *const tbinop_names[] = {
 	"RT_TB_ADD", "RT_TB_SUB", "RT_TB_MUL", "RT_TB_DIV", "RT_TB_MOD", "RT_TB_FMOD",
 	"RT_TB_MAX", "RT_TB_MIN", "RT_TB_SHL", "RT_TB_SHR", "RT_TB_EQ", "RT_TB_LT",
-	"RT_TB_GT", "RT_TB_LE", "RT_TB_GE", "RT_TB_AND", "RT_TB_OR", "RT_TB_XOR",
+	"RT_TB_GT", "RT_TB_LE", "RT_TB_GE", "RT_TB_AND", "RT_TB_OR", "RT_TB_XOR", "RT_TB_POW",
 };
 
 int emit_typed_layer(const struct graph *g, struct node *n, struct diag *d,
@@ -209,7 +210,8 @@ int emit_typed_layer(const struct graph *g, struct node *n, struct diag *d,
 	case OP_GREATER_OR_EQUAL:
 	case OP_AND:
 	case OP_OR:
-	case OP_XOR: {
+	case OP_XOR:
+	case OP_POW: {
 		const struct tensor *ops[2] = {n->inputs[0], n->inputs[1]};
 		out->unit = RT_UNIT_TBINARY;
 		out->kernel = "rt_tbinary";

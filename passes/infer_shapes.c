@@ -861,7 +861,21 @@ static int infer_unary(struct ctx *c, struct node *n)
 	if (n->op == OP_LEAKY_RELU)
 		ir_attr_float(n, "alpha", 0.01);
 	struct tensor *x = n->inputs[0];
-	return set_out(c, n, 0, x->dtype, x->rank, x->dims);
+	if (set_out(c, n, 0, x->dtype, x->rank, x->dims))
+		return -1;
+	/* Neg and Abs of integer constants fold (shape arithmetic of expanded
+	 * functions, e.g. LayerNormalization's -axis). */
+	void *p;
+	if ((n->op == OP_NEG || n->op == OP_ABS) && is_int_index(x->dtype) && all_const(n) &&
+	    (p = fold_alloc(c, n->outputs[0]))) {
+		for (int64_t i = 0; i < ir_numel(x); i++) {
+			int64_t v = elem_i(x->dtype, x->data, i);
+			v = n->op == OP_NEG || v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
+			store_i(x->dtype, p, i, n->op == OP_ABS && v < 0 ? (int64_t)(0 - (uint64_t)v) : v);
+		}
+		n->outputs[0]->data = p;
+	}
+	return 0;
 }
 
 /* Softmax, LogSoftmax: axis defaults to 1 before opset 13 (where it starts

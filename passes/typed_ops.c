@@ -5,7 +5,8 @@
  *
  * Covered: Cast and Gather on values known only at run time; the comparisons
  * (Equal, Less, Greater, LessOrEqual, GreaterOrEqual), Not/And/Or/Xor,
- * IsNaN/IsInf, Where; Add/Sub/Mul/Div/Max/Min/Abs/Neg/Sign on integers, Mod
+ * IsNaN/IsInf, Where; Add/Sub/Mul/Div/Max/Min/Abs/Neg/Sign/Pow on integers
+ * (Pow also float with an integer exponent), Mod
  * and BitShift; ArgMax/ArgMin, TopK, CumSum, Trilu, GatherElements,
  * NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (float32 scores,
  * integer targets); Size and Range, which always fold into constants here
@@ -86,7 +87,8 @@ static int has_float_kernel(enum op op)
 	case OP_MIN:
 	case OP_ABS:
 	case OP_NEG:
-	case OP_SIGN: return 1;
+	case OP_SIGN:
+	case OP_POW: return 1;
 	default: return 0;
 	}
 }
@@ -100,7 +102,10 @@ int typed_runs_typed(const struct node *n)
 		return 0;
 	if ((n->op == OP_MAX || n->op == OP_MIN) && n->n_inputs != 2)
 		return 0;
-	return n->inputs[0]->dtype != DTYPE_F32 || n->outputs[0]->dtype != DTYPE_F32;
+	for (int i = 0; i < n->n_inputs; i++)
+		if (n->inputs[i] && n->inputs[i]->dtype != DTYPE_F32)
+			return 1;
+	return n->outputs[0]->dtype != DTYPE_F32;
 }
 
 /* ---- shapes ------------------------------------------------------------------ */

@@ -26,7 +26,7 @@ enum rt_dtype {
 enum rt_tbinop {
 	RT_TB_ADD, RT_TB_SUB, RT_TB_MUL, RT_TB_DIV, RT_TB_MOD, RT_TB_FMOD, RT_TB_MAX, RT_TB_MIN,
 	RT_TB_SHL, RT_TB_SHR, RT_TB_EQ, RT_TB_LT, RT_TB_GT, RT_TB_LE, RT_TB_GE, RT_TB_AND,
-	RT_TB_OR, RT_TB_XOR
+	RT_TB_OR, RT_TB_XOR, RT_TB_POW
 };
 
 /* rt_tunary's operators (typed_unary.c). */

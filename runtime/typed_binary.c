@@ -1,7 +1,9 @@
 /* typed_binary.c - elementwise operators of two inputs on any numeric type,
  * with numpy broadcasting: arithmetic on integers (Add, Sub, Mul, Div, Mod,
  * Max, Min, BitShift), the comparisons (Equal, Less, Greater, LessOrEqual,
- * GreaterOrEqual; bool out) and the logical operators (And, Or, Xor on bool).
+ * GreaterOrEqual; bool out), the logical operators (And, Or, Xor on bool) and
+ * Pow with an integer base or exponent (an integer power by repeated squaring,
+ * wrapping; a negative exponent gives 0 unless the base is 1 or -1).
  * Floating-point inputs are computed in double, integers in int64 and wrapped
  * to the output's width (Add/Sub/Mul wrap as unsigned arithmetic, so no
  * overflow is undefined). Integer division truncates toward zero; a zero
@@ -38,6 +40,15 @@ static inline int64_t rt_tbinary_int(int op, int64_t u, int64_t v, int bits)
 	case RT_TB_GE: return u >= v;
 	case RT_TB_AND: return (u != 0) & (v != 0);
 	case RT_TB_OR: return (u != 0) | (v != 0);
+	case RT_TB_POW: {
+		uint64_t r = 1, b = (uint64_t)u;
+		if (v < 0)
+			return u == 1 ? 1 : u == -1 ? ((v & 1) ? -1 : 1) : 0;
+		for (; v; v >>= 1, b *= b)
+			if (v & 1)
+				r *= b;
+		return (int64_t)r;
+	}
 	default: return (u != 0) ^ (v != 0); /* RT_TB_XOR */
 	}
 }
@@ -64,6 +75,7 @@ static inline double rt_tbinary_float(int op, double u, double v)
 	case RT_TB_AND: return (u != 0.0) & (v != 0.0);
 	case RT_TB_OR: return (u != 0.0) | (v != 0.0);
 	case RT_TB_XOR: return (u != 0.0) ^ (v != 0.0);
+	case RT_TB_POW: return pow(u, v);
 	default: return 0.0; /* shifts are integer-only */
 	}
 }

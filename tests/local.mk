@@ -150,6 +150,10 @@ dist_noinst_SCRIPTS += tests/profile.sh
 # --instrument end to end: the per-layer profile of the Fashion-MNIST sample.
 TESTS += tests/instrument.sh
 dist_noinst_SCRIPTS += tests/instrument.sh
+
+# --bind: refusal without it, bindings from .pb files and lists, bad bindings.
+TESTS += tests/bind.sh
+dist_noinst_SCRIPTS += tests/bind.sh
 # Random graphs (issue 7): tests/random/gen.py makes small random ONNX DAGs
 # with float64 references, run.py builds each under every strategy and random
 # --force-primitive picks and compares. issue7.sh runs the fixed issue-7
