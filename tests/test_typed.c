@@ -160,3 +160,34 @@ Test(typed, nll_weighted_mean_skips_ignored_targets)
 	rt_nll(x, RT_DT_I64, t, NULL, y, NULL, 3, 2, 1, 0, 1, 7, 0);
 	cr_expect(y[0] == 2.0f && y[1] == 0.0f && y[2] == 5.0f);
 }
+
+Test(typed, integer_pow_by_squaring_and_negative_exponents)
+{
+	const int64_t a[4] = {3, -2, 2, -1}, b[4] = {4, 3, -1, -3};
+	int64_t y[4];
+	struct rt_tbcast p = flat(4);
+	rt_tbinary(RT_TB_POW, &p, RT_DT_I64, a, RT_DT_I64, b, RT_DT_I64, y);
+	cr_expect(y[0] == 81 && y[1] == -8 && y[2] == 0 && y[3] == -1);
+	const float base[2] = {1.5f, -2.0f};
+	const int32_t e[2] = {2, 3};
+	float yf[2];
+	rt_tbinary(RT_TB_POW, &p, RT_DT_F32, base, RT_DT_I32, e, RT_DT_F32, yf);
+	cr_expect(yf[0] == 2.25f && yf[1] == -8.0f);
+}
+
+Test(typed, strided_copy_and_concat_of_int64)
+{
+	/* transpose of [2, 3] int64 values too large for float */
+	const int64_t x[6] = {1, 2, 3, INT64_MAX, INT64_MIN, 6};
+	int64_t y[6];
+	struct rt_transpose t = {2, {3, 2}, {1, 3}};
+	rt_tcopy(sizeof(int64_t), &t, x, y);
+	cr_expect(y[0] == 1 && y[1] == INT64_MAX && y[2] == 2 && y[3] == INT64_MIN && y[4] == 3 &&
+	          y[5] == 6);
+	int64_t z[8];
+	memset(z, 0x55, sizeof z);
+	rt_tconcat_part(sizeof(int64_t), 2, 3, 4, 1, x, z);
+	rt_tconcat_part(sizeof(int64_t), 2, 1, 4, 0, (const int64_t[]){-1, -2}, z);
+	cr_expect(z[0] == -1 && z[1] == 1 && z[3] == 3 && z[4] == -2 && z[5] == INT64_MAX &&
+	          z[7] == 6);
+}
