@@ -199,3 +199,18 @@ tests_test_cost_model_SOURCES = tests/test_cost_model.c
 tests_test_cost_model_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_cost_model_LDADD = $(TEST_LDADD)
 endif
+# Issue 11's seven model families (DS-CNN, MobileNetV1-0.25, ResNet-8, the FC
+# autoencoder, U-Net, a YOLO-style head, a transformer encoder) exported by
+# tests/families/export.py, compiled under every strategy, one build run and
+# compared with PyTorch, and Cortex-M sizes; `make check-families` builds,
+# runs and compares every strategy's host code instead (several minutes).
+TESTS += tests/families/run.sh
+dist_noinst_SCRIPTS += tests/families/run.sh tests/families/export.py
+check-families: all
+	DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)' DNNCC_SRCDIR='$(abs_top_srcdir)' \
+	DNNCC_BUILDDIR='$(abs_top_builddir)' CC='$(CC)' FAMILIES_FULL=1 \
+	$(SHELL) $(srcdir)/tests/families/run.sh
+clean-local: clean-families-cache
+clean-families-cache:
+	-rm -rf tests/families-cache
+.PHONY: check-families clean-families-cache
