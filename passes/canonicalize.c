@@ -462,17 +462,18 @@ static void remove_unread_nodes(struct graph *g)
 
 /* ---- 2. per-op canonicalisation ----------------------------------------------- */
 
-/* Conv and pooling run on [N, C, W] and [N, C, H, W] only. */
+/* Conv and pooling run on [N, C, W], [N, C, H, W] and [N, C, D, H, W]. */
 static int check_spatial(struct diag *d, struct node *n, const struct tensor *x)
 {
-	if (x->rank == 3 || x->rank == 4)
+	if (x->rank >= 3 && x->rank <= 5)
 		return 0;
-	if (x->rank > 4)
-		diag_error(d, n, "%d-D %s is not supported (only 1-D and 2-D; input '%s' has rank %d)",
+	if (x->rank > 5)
+		diag_error(d, n, "%d-D %s is not supported (only 1-D, 2-D and 3-D; input '%s' has rank "
+		           "%d)",
 		           x->rank - 2, n->op == OP_CONV ? "convolution" : "pooling", x->name, x->rank);
 	else
-		diag_error(d, n, "input '%s' has rank %d, expected [N, C, W] or [N, C, H, W]", x->name,
-		           x->rank);
+		diag_error(d, n, "input '%s' has rank %d, expected [N, C, W], [N, C, H, W] or "
+		           "[N, C, D, H, W]", x->name, x->rank);
 	return 1;
 }
 
@@ -486,10 +487,10 @@ static int check_spatial(struct diag *d, struct node *n, const struct tensor *x)
 static int canon_window(struct graph *g, struct node *n, struct diag *d,
                         const int64_t *w_kernel, int ceil_mode)
 {
-	const struct tensor *x = n->inputs[0];  /* [N, C, (H,) W] */
-	const struct tensor *y = n->outputs[0]; /* [N, M or C, (oH,) oW] */
+	const struct tensor *x = n->inputs[0];  /* [N, C, ((D,) H,) W] */
+	const struct tensor *y = n->outputs[0]; /* [N, M or C, ((oD,) oH,) oW] */
 	int sp = x->rank - 2;
-	int64_t kernel[2], strides[2], dilations[2], pads[4];
+	int64_t kernel[3], strides[3], dilations[3], pads[6];
 	const int64_t *v;
 	int count = get_ints(d, n, "kernel_shape", &v);
 	if (count == -2)
@@ -989,30 +990,29 @@ static int canon_resize(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
-/* ConvTranspose (2-D, shapes checked by infer_shapes) gets kernel_shape,
- * strides, dilations, group and the leading pads [padT, padL] spelled out.
- * With output_shape or auto_pad SAME_*, the total padding that the output
- * length implies is split as the operator page says: SAME_UPPER puts the
- * smaller half first, otherwise the larger. */
+/* ConvTranspose (1-D to 3-D, shapes checked by infer_shapes) gets
+ * kernel_shape, strides, dilations, group and the leading pads (one per
+ * spatial dim) spelled out. With output_shape or auto_pad SAME_*, the total
+ * padding that the output length implies is split as the operator page says:
+ * SAME_UPPER puts the smaller half first, otherwise the larger. */
 static int canon_conv_transpose(struct graph *g, struct node *n, struct diag *d)
 {
 	const struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
-	int64_t st[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0}, pads[4] = {0}, lead[2];
+	const int sp = x->rank - 2; /* 1..3: infer_shapes checked */
+	int64_t st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, op[3] = {0}, pads[6] = {0}, lead[3];
 	const int64_t *v;
-	int k;
-	if ((k = get_ints(d, n, "strides", &v)) == 2)
-		memcpy(st, v, sizeof st);
-	if ((k = get_ints(d, n, "dilations", &v)) == 2)
-		memcpy(dl, v, sizeof dl);
-	if ((k = get_ints(d, n, "output_padding", &v)) == 2)
-		memcpy(op, v, sizeof op);
-	int explicit_pads = (k = get_ints(d, n, "pads", &v)) == 4;
-	if (explicit_pads)
-		memcpy(pads, v, sizeof pads);
+	if (get_ints(d, n, "strides", &v) == sp)
+		memcpy(st, v, sp * sizeof *st);
+	if (get_ints(d, n, "dilations", &v) == sp)
+		memcpy(dl, v, sp * sizeof *dl);
+	if (get_ints(d, n, "output_padding", &v) == sp)
+		memcpy(op, v, sp * sizeof *op);
+	if (get_ints(d, n, "pads", &v) == 2 * sp)
+		memcpy(pads, v, 2 * sp * sizeof *pads);
 	get_ints(d, n, "kernel_shape", &v);
 	const char *ap = get_string(d, n, "auto_pad", "NOTSET");
 	int by_shape = get_ints(d, n, "output_shape", &v) > 0 || strncmp(ap, "SAME", 4) == 0;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < sp; i++) {
 		int64_t total = st[i] * (x->dims[2 + i] - 1) + op[i] + (w->dims[2 + i] - 1) * dl[i] + 1 -
 		                y->dims[2 + i];
 		/* total / 2 rounded down, as the page's Python does: a negative total
@@ -1025,10 +1025,10 @@ static int canon_conv_transpose(struct graph *g, struct node *n, struct diag *d)
 		else
 			lead[i] = total - half;
 	}
-	put_ints(g, n, "kernel_shape", 2, (const int64_t[]){w->dims[2], w->dims[3]});
-	put_ints(g, n, "strides", 2, st);
-	put_ints(g, n, "dilations", 2, dl);
-	put_ints(g, n, "pads", 2, lead);
+	put_ints(g, n, "kernel_shape", sp, &w->dims[2]);
+	put_ints(g, n, "strides", sp, st);
+	put_ints(g, n, "dilations", sp, dl);
+	put_ints(g, n, "pads", sp, lead);
 	put_int(g, n, "group", get_int(d, n, "group", 1));
 	return 0;
 }

@@ -240,4 +240,23 @@ struct rt_pad {
 	float value;
 };
 
+/* Convolution, ConvTranspose and pooling over three spatial dims (D, H, W),
+ * ONNX semantics (conv3d.c, conv_transpose3d.c, pool3d.c); an operator with
+ * fewer spatial dims runs with the leading ones 1 (kernel, stride and
+ * dilation 1, no pads). x: [N, C, in[0], in[1], in[2]],
+ * y: [N, M, out[0], out[1], out[2]] (pooling: M = C). Window position u of
+ * output index o along dim i reads input index o*s[i] - pb[i] + u*d[i]
+ * (ConvTranspose scatters the other way: input i adds to output
+ * i*s[i] - pb[i] + u*d[i]). */
+struct rt_window3d {
+	int N, C, M, group;
+	int in[3], out[3];  /* spatial dims of x and y */
+	int k[3], s[3], d[3]; /* kernel, strides, dilations */
+	int pb[3], pe[3];   /* pads at the beginning and the end of each dim */
+	int act;            /* Conv: enum rt_act epilogue */
+	float alpha, beta;
+	int max;            /* pooling: 1 max, 0 average */
+	int count_include_pad; /* average pooling: pads count in the divisor */
+};
+
 #endif

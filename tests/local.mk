@@ -71,6 +71,14 @@ clean-e2e-cache:
 	-rm -rf tests/e2e-cache
 .PHONY: clean-e2e-cache
 
+# Conv, ConvTranspose and pooling over three spatial dims (rt_window3d).
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_window3d
+tests_test_window3d_SOURCES = tests/test_window3d.c
+tests_test_window3d_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_window3d_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+endif
+
 # The fully-connected kernel (gemm_fc.c) against a double Gemm, for every ISA this CPU runs.
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_gemm_fc

@@ -1430,22 +1430,23 @@ Test(canonicalize, leftover_shape_arithmetic_is_rejected)
 	ir_graph_free(g);
 }
 
-Test(canonicalize, convolution_beyond_2d_is_rejected)
+/* 1-D to 3-D Conv and pooling are canonical; more spatial dims are refused. */
+Test(canonicalize, convolution_beyond_3d_is_rejected)
 {
 	struct graph *g = graph_new(13);
-	float w[8] = {0};
-	struct tensor *x = input(g, act(g, "x", SHAPE(1, 1, 4, 4, 4)));
-	struct tensor *y = output(g, act(g, "y", SHAPE(1, 1, 3, 3, 3)));
-	node(g, OP_CONV, "conv3d", INS(x, cst(g, "W", w, SHAPE(1, 1, 2, 2, 2))), y);
-	struct tensor *z = output(g, act(g, "z", SHAPE(1, 1, 2, 2, 2)));
-	struct node *pool = node(g, OP_MAXPOOL, "pool3d", INS(x), z);
-	set_ints(g, pool, "kernel_shape", SHAPE(2, 2, 2));
+	float w[16] = {0};
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 1, 4, 4, 4, 4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 1, 3, 3, 3, 3)));
+	node(g, OP_CONV, "conv4d", INS(x, cst(g, "W", w, SHAPE(1, 1, 2, 2, 2, 2))), y);
+	struct tensor *z = output(g, act(g, "z", SHAPE(1, 1, 2, 2, 2, 2)));
+	struct node *pool = node(g, OP_MAXPOOL, "pool4d", INS(x), z);
+	set_ints(g, pool, "kernel_shape", SHAPE(2, 2, 2, 2));
 	int errors;
 	char *text = canonicalize_fails(g, &errors);
 	cr_assert_eq(errors, 2, "%s", text);
-	cr_assert(strstr(text, "node 'conv3d' (Conv): 3-D convolution is not supported"), "%s",
+	cr_assert(strstr(text, "node 'conv4d' (Conv): 4-D convolution is not supported"), "%s",
 	          text);
-	cr_assert(strstr(text, "node 'pool3d' (MaxPool): 3-D pooling is not supported"), "%s", text);
+	cr_assert(strstr(text, "node 'pool4d' (MaxPool): 4-D pooling is not supported"), "%s", text);
 	free(text);
 	ir_graph_free(g);
 }
