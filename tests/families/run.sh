@@ -7,7 +7,9 @@
 # exist). For every model:
 #  1. dnncc compiles it under every selection strategy (STRATEGIES below);
 #     each must succeed (the selection handles 2-D, 3-D and 5-D tensors,
-#     MatMul on 3-D tensors and the other non-convolution nodes).
+#     MatMul on 3-D tensors and the other non-convolution nodes), and the
+#     PBQP optimum must equal GLPK's ILP optimum (--verify-ilp, when dnncc
+#     was built with GLPK).
 #  2. The default strategy's code is built with cc -O1 -std=c99 -Wall
 #     -Wextra -pedantic -Werror, run once on the stored input through
 #     tests/harness.c and compared with PyTorch's output: it passes when
@@ -78,6 +80,16 @@ if [ -n "$missing" ]; then
 	fi
 fi
 
+# --verify-ilp with the default strategy, unless dnncc lacks GLPK.
+ILP=--verify-ilp
+first=$(echo $models | cut -d' ' -f1)
+if "$DNNCC" "$work/$first.onnx" -o "$work/ilp-probe.c" --verify-ilp 2>&1 >/dev/null |
+	grep -q 'built without GLPK'; then
+	echo "(dnncc has no GLPK: --verify-ilp left out)"
+	ILP=
+fi
+rm -f "$work"/ilp-probe.*
+
 passed=0
 failed=0
 fail() {
@@ -131,8 +143,11 @@ for m in $models; do
 			continue
 		fi
 		mkdir -p "$sd"
+		ilp=
+		[ "$s" = pbqp ] && ilp=$ILP
+		# shellcheck disable=SC2086
 		if ! "$DNNCC" "$work/$m.onnx" -o "$sd/model.c" --name model --strategy "$s" \
-			--weights embed 2>"$sd/dnncc.err"; then
+			--weights embed $ilp 2>"$sd/dnncc.err"; then
 			fail "dnncc --strategy $s failed: $(head -n 3 "$sd/dnncc.err")"
 			ok=0
 			break
