@@ -42,7 +42,9 @@ shows), is in eval mode, batch 1, with fixed shapes, one input and one output:
                already the embedded sequence); exported at opset 17 so that
                layer norms become LayerNormalization.
 
-The other models are exported at opset 13. Needs Debian's python3-torch
+The other models are exported at opset 13. One more model, volumetric, is
+not a family but the 3-D and 1-D window operators in one small graph (see
+its class). Needs Debian's python3-torch
 (run with /usr/bin/python3); prints SKIP and exits 77 without it.
 """
 import os
@@ -225,6 +227,28 @@ class Transformer(nn.Module):
         return self.enc(x + self.pos)
 
 
+class Volumetric(nn.Module):
+    """Not one of the seven: the 3-D and 1-D window operators end to end
+    (Conv3d with a fused ReLU, MaxPool3d with ceil_mode, ConvTranspose3d
+    with output_padding, AvgPool3d with padding, a Conv1d and a grouped
+    ConvTranspose1d over the flattened volume)."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Sequential(nn.Conv3d(2, 8, 3, padding=1), nn.BatchNorm3d(8), nn.ReLU())
+        self.pool = nn.MaxPool3d(2, ceil_mode=True)
+        self.c2 = nn.Conv3d(8, 8, (1, 3, 3), stride=(1, 2, 2), dilation=(1, 1, 2), groups=2)
+        self.up = nn.ConvTranspose3d(8, 4, 3, stride=2, padding=1, output_padding=1)
+        self.avg = nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False)
+        self.c1d = nn.Conv1d(4, 6, 5, padding=2)
+        self.up1d = nn.ConvTranspose1d(6, 4, 4, stride=2, padding=1, groups=2)
+
+    def forward(self, x):
+        y = self.avg(self.up(self.c2(self.pool(self.c1(x)))))
+        y = y.flatten(2)
+        return self.up1d(torch.relu(self.c1d(y)))
+
+
 # name: (constructor, input shape, opset)
 MODELS = {
     "ds_cnn": (DsCnn, (1, 1, 49, 10), 13),
@@ -234,6 +258,7 @@ MODELS = {
     "unet": (UNet, (1, 3, 64, 64), 13),
     "detector": (Detector, (1, 3, 64, 64), 13),
     "transformer": (Transformer, (1, 32, 64), 17),
+    "volumetric": (Volumetric, (1, 2, 7, 16, 20), 13),
 }
 
 
@@ -241,7 +266,8 @@ def build(name):
     ctor, shape, _ = MODELS[name]
     torch.manual_seed(0)
     model = ctor()
-    bns = [m for m in model.modules() if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d))]
+    bns = [m for m in model.modules()
+           if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d))]
     if bns:
         gen = torch.Generator().manual_seed(1)
         with torch.no_grad():

@@ -4,7 +4,9 @@
 # export.py builds DS-CNN, MobileNetV1-0.25, ResNet-8, the FC autoencoder, a
 # U-Net, a YOLO-style detector head and a two-layer transformer encoder with
 # random weights and exports them to ONNX (cached: skipped when the files
-# exist). For every model:
+# exist), with one more small model, volumetric, that puts the 3-D Conv,
+# pools and ConvTranspose and the 1-D Conv and ConvTranspose in one graph.
+# For every model:
 #  1. dnncc compiles it under every selection strategy (STRATEGIES below);
 #     each must succeed (the selection handles 2-D, 3-D and 5-D tensors,
 #     MatMul on 3-D tensors and the other non-convolution nodes), and the
@@ -41,7 +43,7 @@ builddir=${DNNCC_BUILDDIR:-$(pwd)}
 DNNCC=${DNNCC:-$builddir/dnncc}
 CC=${CC:-cc}
 work=${FAMILIES_DIR:-$builddir/tests/families-cache}
-models=${FAMILIES_MODELS:-"ds_cnn mobilenet_v1 resnet8 fc_ae unet detector transformer"}
+models=${FAMILIES_MODELS:-"ds_cnn mobilenet_v1 resnet8 fc_ae unet detector transformer volumetric"}
 full=${FAMILIES_FULL:-0}
 harness=$srcdir/tests/harness.c
 TOL=1e-4
