@@ -251,6 +251,7 @@ struct layer {
 		struct rt_pad pad;
 		struct rt_resize resize;
 		struct rt_window3d win;
+		struct rt_resize3d resize3d;
 		struct {
 			int op; /* enum rt_reduce_op */
 			struct rt_reduce r;
@@ -1662,24 +1663,53 @@ static int plan_depth_space(struct plan *p, struct layer *l)
 
 /* Resize in canonical form: the last two dims resized, the others folded
  * into outer. */
+/* Resize with cubic mode or a third resized dim: resize3d.c over the last
+ * three dims (a rank-2 input gets D = 1). */
+static int plan_resize3d(struct plan *p, struct layer *l, int coord, int rounding)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const int r = x->rank;
+	const char *mode = ir_attr_string(n, "mode", "");
+	struct rt_resize3d *c = &l->u.resize3d;
+	memset(c, 0, sizeof *c);
+	for (int i = 0; i < 3; i++) {
+		c->in[i] = r - 3 + i >= 0 ? (int)x->dims[r - 3 + i] : 1;
+		c->out[i] = r - 3 + i >= 0 ? (int)y->dims[r - 3 + i] : 1;
+	}
+	c->outer = (int)(ir_numel(x) / ((int64_t)c->in[0] * c->in[1] * c->in[2]));
+	c->scale[0] = ir_attr_float(n, "scale_d", 1.0);
+	c->scale[1] = ir_attr_float(n, "scale_h", 1.0);
+	c->scale[2] = ir_attr_float(n, "scale_w", 1.0);
+	c->mode = strcmp(mode, "cubic") == 0 ? 2 : strcmp(mode, "linear") == 0 ? 1 : 0;
+	c->coord = coord;
+	c->rounding = rounding;
+	c->cubic_a = (float)ir_attr_float(n, "cubic_coeff_a", -0.75);
+	c->exclude_outside = ir_attr_int(n, "exclude_outside", 0) != 0;
+	l->unit = RT_UNIT_RESIZE3D;
+	l->kernel = "rt_resize3d";
+	add_arg(l, x, "x");
+	return 0;
+}
+
 static int plan_resize(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
 	struct tensor *x = n->inputs[0], *y = n->outputs[0];
 	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
-	                                     "align_corners"};
+	                                     "align_corners", "tf_half_pixel_for_nn"};
 	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
 	                                        "ceil"};
 	const char *coord = ir_attr_string(n, "coordinate_transformation_mode", "");
 	const char *rounding = ir_attr_string(n, "nearest_mode", "");
 	struct rt_resize *rs = &l->u.resize;
 	rs->coord = rs->rounding = -1;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++)
 		if (strcmp(coord, coords[i]) == 0)
 			rs->coord = i;
+	for (int i = 0; i < 4; i++)
 		if (strcmp(rounding, roundings[i]) == 0)
 			rs->rounding = i;
-	}
 	int r = x->rank;
 	if (rs->coord < 0 || rs->rounding < 0 || r < 2 || y->rank != r) {
 		diag_error(p->d, n, "Resize is not in canonical form");
@@ -1687,6 +1717,8 @@ static int plan_resize(struct plan *p, struct layer *l)
 	}
 	if (!fits_int(p, n, ir_numel(x), "size") || !fits_int(p, n, ir_numel(y), "size"))
 		return -1;
+	if (ir_attr(n, "scale_d"))
+		return plan_resize3d(p, l, rs->coord, rs->rounding);
 	rs->outer = (int)(ir_numel(x) / (x->dims[r - 2] * x->dims[r - 1]));
 	rs->in_h = (int)x->dims[r - 2];
 	rs->in_w = (int)x->dims[r - 1];
@@ -2958,6 +2990,21 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	if (l->unit == RT_UNIT_CONV3D || l->unit == RT_UNIT_CONV_TRANSPOSE3D ||
 	    l->unit == RT_UNIT_POOL3D) {
 		print_window3d(e, l);
+		return;
+	}
+	if (l->unit == RT_UNIT_RESIZE3D) {
+		const struct rt_resize3d *c = &l->u.resize3d;
+		float_lit(f[0], sizeof f[0], c->cubic_a);
+		emit_open(e, "static const struct rt_resize3d p =");
+		emit_line(e, ".outer = %d, .in = {%d, %d, %d}, .out = {%d, %d, %d}, /* D, H, W */",
+		          c->outer, c->in[0], c->in[1], c->in[2], c->out[0], c->out[1], c->out[2]);
+		emit_line(e, ".scale = {%.17g, %.17g, %.17g},", c->scale[0], c->scale[1], c->scale[2]);
+		emit_line(e, ".mode = %d, .coord = %d, .rounding = %d, /* mode: 0 nearest, 1 linear, "
+		             "2 cubic */",
+		          c->mode, c->coord, c->rounding);
+		emit_line(e, ".cubic_a = %s, .exclude_outside = %d,", f[0], c->exclude_outside);
+		emit_close(e, ";");
+		emit_line(e, "rt_resize3d(&p, x, y);");
 		return;
 	}
 	switch (n->op) {

@@ -929,20 +929,21 @@ static int canon_resize(struct graph *g, struct node *n, struct diag *d)
 	const char *rounding = v10 ? "floor" : get_string(d, n, "nearest_mode", "round_prefer_floor");
 	if (strcmp(mode, "bilinear") == 0 && n->op == OP_UPSAMPLE)
 		mode = "linear";
-	if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0) {
-		diag_error(d, n, "%s mode '%s' is not supported (nearest, linear)", ir_op_names[n->op],
-		           mode);
+	if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0 &&
+	    strcmp(mode, "cubic") != 0) {
+		diag_error(d, n, "%s mode '%s' is not supported (nearest, linear, cubic)",
+		           ir_op_names[n->op], mode);
 		return 1;
 	}
 	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
-	                                     "align_corners"};
+	                                     "align_corners", "tf_half_pixel_for_nn"};
 	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
 	                                        "ceil"};
 	int ok_c = 0, ok_r = 0;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++)
 		ok_c |= strcmp(coord, coords[i]) == 0;
+	for (int i = 0; i < 4; i++)
 		ok_r |= strcmp(rounding, roundings[i]) == 0;
-	}
 	if (!ok_c || !ok_r) {
 		diag_error(d, n, "coordinate_transformation_mode '%s' with nearest_mode '%s' is not "
 		           "supported", coord, rounding);
@@ -954,38 +955,48 @@ static int canon_resize(struct graph *g, struct node *n, struct diag *d)
 		           "supported");
 		return 1;
 	}
-	get_float(d, n, "cubic_coeff_a", -0.75);    /* cubic only */
-	get_int(d, n, "exclude_outside", 0);        /* cubic only */
+	double cubic_a = get_float(d, n, "cubic_coeff_a", -0.75);
+	int64_t exclude_outside = get_int(d, n, "exclude_outside", 0);
 	get_float(d, n, "extrapolation_value", 0); /* tf_crop_and_resize only */
 	if (r < 2) {
 		diag_error(d, n, "input '%s' has rank %d, expected at least 2", x->name, r);
 		return 1;
 	}
-	for (int i = 0; i < r - 2; i++) {
+	for (int i = 0; i < r - 3; i++) {
 		if (x->dims[i] != y->dims[i]) {
-			diag_error(d, n, "resizes dim %d of '%s'; only the last two dims are supported", i,
+			diag_error(d, n, "resizes dim %d of '%s'; only the last three dims are supported", i,
 			           x->name);
 			return 1;
 		}
 	}
-	double sc[2] = {(double)y->dims[r - 2] / x->dims[r - 2],
-	                (double)y->dims[r - 1] / x->dims[r - 1]};
+	/* the last three dims (D, H, W); a rank-2 input has D = 1 */
+	int64_t xd = r > 2 ? x->dims[r - 3] : 1, yd = r > 2 ? y->dims[r - 3] : 1;
+	double sc[3] = {(double)y->dims[r - 2] / x->dims[r - 2],
+	                (double)y->dims[r - 1] / x->dims[r - 1], (double)yd / xd};
 	const struct attr *a = ir_attr(n, "scales");
 	const struct tensor *ts = n->n_inputs == 2 ? n->inputs[1] : n->n_inputs > 2 ? n->inputs[2]
 	                                                                              : NULL;
 	const struct tensor *tz = n->n_inputs > 3 ? n->inputs[3] : NULL;
 	int sized = tz && tz->data && ir_numel(tz) > 0;
-	for (int k = 0; k < 2 && !sized; k++) {
+	for (int k = 0; k < 3 && !sized; k++) {
+		int dim = k < 2 ? r - 2 + k : r - 3; /* scale_h, scale_w, scale_d */
+		if (dim < 0)
+			continue;
 		if (a && a->kind == ATTR_FLOATS && a->n == r)
-			sc[k] = a->floats[r - 2 + k];
+			sc[k] = a->floats[dim];
 		else if (ts && ts->data && ir_numel(ts) == r)
-			sc[k] = const_elem(ts, r - 2 + k);
+			sc[k] = const_elem(ts, dim);
 	}
 	put_string(g, n, "mode", mode);
 	put_string(g, n, "coordinate_transformation_mode", coord);
 	put_string(g, n, "nearest_mode", rounding);
 	put_float(g, n, "scale_h", sc[0]);
 	put_float(g, n, "scale_w", sc[1]);
+	if (xd != yd || strcmp(mode, "cubic") == 0) { /* resize3d.c's cases */
+		put_float(g, n, "scale_d", sc[2]);
+		put_float(g, n, "cubic_coeff_a", cubic_a);
+		put_int(g, n, "exclude_outside", exclude_outside != 0);
+	}
 	n->n_inputs = 1;
 	return 0;
 }

@@ -214,7 +214,8 @@ enum rt_resize_coord {
 	RT_RESIZE_HALF_PIXEL,
 	RT_RESIZE_PYTORCH_HALF_PIXEL,
 	RT_RESIZE_ASYMMETRIC,
-	RT_RESIZE_ALIGN_CORNERS
+	RT_RESIZE_ALIGN_CORNERS,
+	RT_RESIZE_TF_HALF_PIXEL_FOR_NN
 };
 enum rt_nearest_mode {
 	RT_NEAREST_ROUND_PREFER_FLOOR,
@@ -257,6 +258,19 @@ struct rt_window3d {
 	float alpha, beta;
 	int max;            /* pooling: 1 max, 0 average */
 	int count_include_pad; /* average pooling: pads count in the divisor */
+};
+
+/* Resize over the last three dims (resize3d.c): nearest, linear or cubic;
+ * a 2-D or 1-D resize runs with leading dims of 1 and scale 1.
+ * x [outer, in[0], in[1], in[2]] -> y [outer, out[0], out[1], out[2]]. */
+struct rt_resize3d {
+	int outer, in[3], out[3];
+	double scale[3];     /* y length / x length as the model gives it */
+	int mode;            /* 0 nearest, 1 linear, 2 cubic */
+	int coord;           /* enum rt_resize_coord */
+	int rounding;        /* enum rt_nearest_mode (nearest only) */
+	float cubic_a;       /* cubic_coeff_a */
+	int exclude_outside; /* cubic: taps outside x get weight 0, the rest renormalised */
 };
 
 #endif

@@ -212,8 +212,10 @@ endif
 # tests/families/export.py, compiled under every strategy, one build run and
 # compared with PyTorch, and Cortex-M sizes; `make check-families` builds,
 # runs and compares every strategy's host code instead (several minutes).
-TESTS += tests/families/run.sh
-dist_noinst_SCRIPTS += tests/families/run.sh tests/families/export.py
+# resize_pinned.py: ONNX's Resize/Upsample node tests with their run-time
+# scales/sizes pinned as initializers (nearest, linear, cubic).
+TESTS += tests/families/run.sh tests/resize_pinned.py
+dist_noinst_SCRIPTS += tests/families/run.sh tests/families/export.py tests/resize_pinned.py
 check-families: all
 	DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)' DNNCC_SRCDIR='$(abs_top_srcdir)' \
 	DNNCC_BUILDDIR='$(abs_top_builddir)' CC='$(CC)' FAMILIES_FULL=1 \

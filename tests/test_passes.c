@@ -2090,9 +2090,11 @@ Test(canonicalize, depth_to_space_mode)
 	ir_graph_free(g);
 }
 
-/* Resize: cubic is refused with the node named; nearest with sizes keeps one
- * input and spells out the scales y / x and the default modes. */
-Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
+/* Resize: an unknown mode is refused with the node named; nearest with sizes
+ * keeps one input and spells out the scales y / x and the default modes;
+ * cubic, and a resize of the third-last dim, also get scale_d and the cubic
+ * parameters (resize3d.c's cases). */
+Test(canonicalize, resize_modes_spelled_out)
 {
 	struct graph *g = graph_new(13);
 	static const int64_t sizes[4] = {1, 2, 6, 3};
@@ -2107,6 +2109,18 @@ Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
 	cr_assert_str_eq(ir_attr_string(n, "nearest_mode", ""), "round_prefer_floor");
 	cr_assert_float_eq(ir_attr_float(n, "scale_h", 0), 1.5, 1e-12);
 	cr_assert_float_eq(ir_attr_float(n, "scale_w", 0), 0.75, 1e-12);
+	cr_assert_null(ir_attr(n, "scale_d"));
+	ir_graph_free(g);
+
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 2, 4, 4)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
+	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes, SHAPE(4))), y);
+	set_string(g, n, "mode", "lanczos");
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 'rs' (Resize): Resize mode 'lanczos' is not supported"), "%s",
+	          msg);
+	free(msg);
 	ir_graph_free(g);
 
 	g = graph_new(13);
@@ -2114,8 +2128,20 @@ Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
 	y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
 	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes, SHAPE(4))), y);
 	set_string(g, n, "mode", "cubic");
-	char *msg = canonicalize_fails(g, NULL);
-	cr_assert(strstr(msg, "node 'rs' (Resize): Resize mode 'cubic' is not supported"), "%s", msg);
-	free(msg);
+	canonicalize_ok(g);
+	cr_assert_float_eq(ir_attr_float(n, "scale_d", 0), 1.0, 1e-12);
+	cr_assert_float_eq(ir_attr_float(n, "cubic_coeff_a", 0), -0.75, 1e-12);
+	cr_assert_eq(ir_attr_int(n, "exclude_outside", -1), 0);
+	ir_graph_free(g);
+
+	static const int64_t sizes3[5] = {1, 2, 8, 6, 3};
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 2, 4, 4, 4)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 8, 6, 3)));
+	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes3, SHAPE(5))), y);
+	set_string(g, n, "mode", "linear");
+	canonicalize_ok(g);
+	cr_assert_float_eq(ir_attr_float(n, "scale_d", 0), 2.0, 1e-12);
+	cr_assert_float_eq(ir_attr_float(n, "scale_h", 0), 1.5, 1e-12);
 	ir_graph_free(g);
 }

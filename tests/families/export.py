@@ -230,7 +230,8 @@ class Transformer(nn.Module):
 class Volumetric(nn.Module):
     """Not one of the seven: the 3-D and 1-D window operators end to end
     (Conv3d with a fused ReLU, MaxPool3d with ceil_mode, ConvTranspose3d
-    with output_padding, AvgPool3d with padding, a Conv1d and a grouped
+    with output_padding, a trilinear Resize, AvgPool3d with padding, a
+    Conv1d and a grouped
     ConvTranspose1d over the flattened volume)."""
 
     def __init__(self):
@@ -244,7 +245,8 @@ class Volumetric(nn.Module):
         self.up1d = nn.ConvTranspose1d(6, 4, 4, stride=2, padding=1, groups=2)
 
     def forward(self, x):
-        y = self.avg(self.up(self.c2(self.pool(self.c1(x)))))
+        y = self.up(self.c2(self.pool(self.c1(x))))
+        y = self.avg(nn.functional.interpolate(y, scale_factor=2, mode="trilinear"))
         y = y.flatten(2)
         return self.up1d(torch.relu(self.c1d(y)))
 
