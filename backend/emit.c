@@ -252,6 +252,8 @@ struct layer {
 		} strided;          /* Slice, Expand, Tile: rt_transpose from x + x_offset */
 		struct rt_pad pad;
 		struct rt_resize resize;
+		struct rt_window3d win;
+		struct rt_resize3d resize3d;
 		struct {
 			int op; /* enum rt_reduce_op */
 			struct rt_reduce r;
@@ -743,6 +745,72 @@ static int spatial_dims(const struct tensor *t, int64_t hw[2])
 	return 0;
 }
 
+/* Conv and pooling in 3-D and ConvTranspose in 1-D and 3-D run on the
+ * rt_window3d reference kernels (conv3d.c, pool3d.c, conv_transpose3d.c),
+ * the spatial dims right-aligned into (D, H, W) with leading dims of 1. The
+ * canonical attributes: kernel_shape, strides, dilations, one value per
+ * spatial dim; pads two per dim (ConvTranspose: the leading pads only). */
+static int plan_window3d(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	struct tensor *w = n->op == OP_MAXPOOL || n->op == OP_AVGPOOL ? NULL : n->inputs[1];
+	struct tensor *b = w && n->n_inputs > 2 ? n->inputs[2] : NULL;
+	const int tr = n->op == OP_CONV_TRANSPOSE, sp = x->rank - 2, off = 3 - sp;
+	const int64_t *ks, *st, *dl, *pd;
+	if (sp < 1 || sp > 3 || y->rank != x->rank || (w && w->rank != x->rank) ||
+	    ir_attr_ints(n, "kernel_shape", &ks) != sp || ir_attr_ints(n, "strides", &st) != sp ||
+	    ir_attr_ints(n, "dilations", &dl) != sp ||
+	    ir_attr_ints(n, "pads", &pd) != (tr ? sp : 2 * sp)) {
+		diag_error(p->d, n, "internal error: %s not in canonical form (input %s)",
+		           ir_op_names[n->op], shape_str(p, x));
+		return -1;
+	}
+	int64_t v[] = {x->dims[0], x->dims[1], y->dims[1], ir_attr_int(n, "group", 1), ir_numel(x),
+	               ir_numel(y)};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (!fits_int(p, n, v[i], "dimension"))
+			return -1;
+	struct rt_window3d *c = &l->u.win;
+	memset(c, 0, sizeof *c);
+	*c = (struct rt_window3d){
+		.N = (int)v[0], .C = (int)v[1], .M = (int)v[2], .group = w ? (int)v[3] : 1,
+		.act = (int)n->act, .alpha = n->act_alpha, .beta = n->act_beta,
+		.max = n->op == OP_MAXPOOL,
+		.count_include_pad = n->op == OP_AVGPOOL && ir_attr_int(n, "count_include_pad", 0),
+	};
+	for (int i = 0; i < 3; i++) {
+		int j = i - off; /* the operator's spatial dim, < 0 for an added one */
+		c->in[i] = j < 0 ? 1 : (int)x->dims[2 + j];
+		c->out[i] = j < 0 ? 1 : (int)y->dims[2 + j];
+		c->k[i] = j < 0 ? 1 : (int)ks[j];
+		c->s[i] = j < 0 ? 1 : (int)st[j];
+		c->d[i] = j < 0 ? 1 : (int)dl[j];
+		c->pb[i] = j < 0 ? 0 : (int)pd[j];
+		c->pe[i] = j < 0 || tr ? 0 : (int)pd[sp + j];
+		if (j >= 0 && (!fits_int(p, n, ks[j], "kernel size") || !fits_int(p, n, st[j], "stride") ||
+		               !fits_int(p, n, dl[j], "dilation") || !fits_int(p, n, pd[j], "pad") ||
+		               (!tr && !fits_int(p, n, pd[sp + j], "pad"))))
+			return -1;
+	}
+	if (n->op == OP_CONV) {
+		l->unit = RT_UNIT_CONV3D;
+		l->kernel = "rt_conv3d_ref";
+	} else if (tr) {
+		l->unit = RT_UNIT_CONV_TRANSPOSE3D;
+		l->kernel = "rt_conv_transpose3d_ref";
+	} else {
+		l->unit = RT_UNIT_POOL3D;
+		l->kernel = "rt_pool3d";
+	}
+	add_arg(l, x, "x");
+	if (w)
+		add_arg(l, w, "w");
+	if (b)
+		add_arg(l, b, "b");
+	return 0;
+}
+
 /* A convolution through the primitive select chose: the row's RUN with the
  * layer as literal constants, weights as select packed them, the workspace
  * plan_memory placed. */
@@ -773,6 +841,8 @@ static int plan_conv(struct plan *p, struct layer *l)
 	struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
 	if (n->primitive)
 		return plan_conv_primitive(p, l);
+	if (x->rank == 5)
+		return plan_window3d(p, l);
 	int64_t xhw[2], yhw[2];
 	int nsp = spatial_dims(x, xhw);
 	if (!nsp || spatial_dims(y, yhw) != nsp || w->rank != x->rank) {
@@ -821,6 +891,8 @@ static int plan_pool(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
 	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	if (x->rank == 5)
+		return plan_window3d(p, l);
 	int64_t xhw[2], yhw[2];
 	int nsp = spatial_dims(x, xhw);
 	if (!nsp || spatial_dims(y, yhw) != nsp || y->dims[0] != x->dims[0] ||
@@ -1601,24 +1673,53 @@ static int plan_depth_space(struct plan *p, struct layer *l)
 
 /* Resize in canonical form: the last two dims resized, the others folded
  * into outer. */
+/* Resize with cubic mode or a third resized dim: resize3d.c over the last
+ * three dims (a rank-2 input gets D = 1). */
+static int plan_resize3d(struct plan *p, struct layer *l, int coord, int rounding)
+{
+	struct node *n = l->node;
+	struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	const int r = x->rank;
+	const char *mode = ir_attr_string(n, "mode", "");
+	struct rt_resize3d *c = &l->u.resize3d;
+	memset(c, 0, sizeof *c);
+	for (int i = 0; i < 3; i++) {
+		c->in[i] = r - 3 + i >= 0 ? (int)x->dims[r - 3 + i] : 1;
+		c->out[i] = r - 3 + i >= 0 ? (int)y->dims[r - 3 + i] : 1;
+	}
+	c->outer = (int)(ir_numel(x) / ((int64_t)c->in[0] * c->in[1] * c->in[2]));
+	c->scale[0] = ir_attr_float(n, "scale_d", 1.0);
+	c->scale[1] = ir_attr_float(n, "scale_h", 1.0);
+	c->scale[2] = ir_attr_float(n, "scale_w", 1.0);
+	c->mode = strcmp(mode, "cubic") == 0 ? 2 : strcmp(mode, "linear") == 0 ? 1 : 0;
+	c->coord = coord;
+	c->rounding = rounding;
+	c->cubic_a = (float)ir_attr_float(n, "cubic_coeff_a", -0.75);
+	c->exclude_outside = ir_attr_int(n, "exclude_outside", 0) != 0;
+	l->unit = RT_UNIT_RESIZE3D;
+	l->kernel = "rt_resize3d";
+	add_arg(l, x, "x");
+	return 0;
+}
+
 static int plan_resize(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
 	struct tensor *x = n->inputs[0], *y = n->outputs[0];
 	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
-	                                     "align_corners"};
+	                                     "align_corners", "tf_half_pixel_for_nn"};
 	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
 	                                        "ceil"};
 	const char *coord = ir_attr_string(n, "coordinate_transformation_mode", "");
 	const char *rounding = ir_attr_string(n, "nearest_mode", "");
 	struct rt_resize *rs = &l->u.resize;
 	rs->coord = rs->rounding = -1;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++)
 		if (strcmp(coord, coords[i]) == 0)
 			rs->coord = i;
+	for (int i = 0; i < 4; i++)
 		if (strcmp(rounding, roundings[i]) == 0)
 			rs->rounding = i;
-	}
 	int r = x->rank;
 	if (rs->coord < 0 || rs->rounding < 0 || r < 2 || y->rank != r) {
 		diag_error(p->d, n, "Resize is not in canonical form");
@@ -1626,6 +1727,8 @@ static int plan_resize(struct plan *p, struct layer *l)
 	}
 	if (!fits_int(p, n, ir_numel(x), "size") || !fits_int(p, n, ir_numel(y), "size"))
 		return -1;
+	if (ir_attr(n, "scale_d"))
+		return plan_resize3d(p, l, rs->coord, rs->rounding);
 	rs->outer = (int)(ir_numel(x) / (x->dims[r - 2] * x->dims[r - 1]));
 	rs->in_h = (int)x->dims[r - 2];
 	rs->in_w = (int)x->dims[r - 1];
@@ -1647,6 +1750,8 @@ static int plan_conv_transpose(struct plan *p, struct layer *l)
 	struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
 	struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
 	const int64_t *st, *dl, *pd;
+	if (x->rank != 4)
+		return plan_window3d(p, l);
 	if (ir_attr_ints(n, "strides", &st) != 2 || ir_attr_ints(n, "dilations", &dl) != 2 ||
 	    ir_attr_ints(n, "pads", &pd) != 2) {
 		diag_error(p->d, n, "ConvTranspose is not in canonical form");
@@ -2992,6 +3097,30 @@ static void print_struct_fields(struct emitter *e, const char *decl, const char 
 	emit_line(e, "static const %s = {%s};", decl, fields);
 }
 
+/* The rt_window3d layers of plan_window3d. */
+static void print_window3d(struct emitter *e, const struct layer *l)
+{
+	const struct rt_window3d *c = &l->u.win;
+	char f[2][64];
+	float_lit(f[0], sizeof f[0], c->alpha);
+	float_lit(f[1], sizeof f[1], c->beta);
+	emit_open(e, "static const struct rt_window3d p =");
+	emit_line(e, ".N = %d, .C = %d, .M = %d, .group = %d,", c->N, c->C, c->M, c->group);
+	emit_line(e, ".in = {%d, %d, %d}, .out = {%d, %d, %d}, /* D, H, W */", c->in[0], c->in[1],
+	          c->in[2], c->out[0], c->out[1], c->out[2]);
+	emit_line(e, ".k = {%d, %d, %d}, .s = {%d, %d, %d}, .d = {%d, %d, %d},", c->k[0], c->k[1],
+	          c->k[2], c->s[0], c->s[1], c->s[2], c->d[0], c->d[1], c->d[2]);
+	emit_line(e, ".pb = {%d, %d, %d}, .pe = {%d, %d, %d},", c->pb[0], c->pb[1], c->pb[2],
+	          c->pe[0], c->pe[1], c->pe[2]);
+	emit_line(e, ".act = %s, .alpha = %s, .beta = %s, .max = %d, .count_include_pad = %d,",
+	          rt_act_names[c->act], f[0], f[1], c->max, c->count_include_pad);
+	emit_close(e, ";");
+	if (l->unit == RT_UNIT_POOL3D)
+		emit_line(e, "rt_pool3d(&p, x, y);");
+	else
+		emit_line(e, "%s(&p, x, w, %s, y);", l->kernel, l->n_args == 4 ? "b" : "NULL");
+}
+
 /* The body of one layer function: its kernel parameters as literal
  * constants, then the call. */
 static void print_layer_body(struct emitter *e, const struct layer *l)
@@ -3001,6 +3130,26 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	const struct node *n = l->node;
 	/* bytes per element of a data movement on another type than float32 */
 	size_t es = n->outputs[0]->dtype != DTYPE_F32 ? ir_dtype_size(n->outputs[0]->dtype) : 0;
+	if (l->unit == RT_UNIT_CONV3D || l->unit == RT_UNIT_CONV_TRANSPOSE3D ||
+	    l->unit == RT_UNIT_POOL3D) {
+		print_window3d(e, l);
+		return;
+	}
+	if (l->unit == RT_UNIT_RESIZE3D) {
+		const struct rt_resize3d *c = &l->u.resize3d;
+		float_lit(f[0], sizeof f[0], c->cubic_a);
+		emit_open(e, "static const struct rt_resize3d p =");
+		emit_line(e, ".outer = %d, .in = {%d, %d, %d}, .out = {%d, %d, %d}, /* D, H, W */",
+		          c->outer, c->in[0], c->in[1], c->in[2], c->out[0], c->out[1], c->out[2]);
+		emit_line(e, ".scale = {%.17g, %.17g, %.17g},", c->scale[0], c->scale[1], c->scale[2]);
+		emit_line(e, ".mode = %d, .coord = %d, .rounding = %d, /* mode: 0 nearest, 1 linear, "
+		             "2 cubic */",
+		          c->mode, c->coord, c->rounding);
+		emit_line(e, ".cubic_a = %s, .exclude_outside = %d,", f[0], c->exclude_outside);
+		emit_close(e, ";");
+		emit_line(e, "rt_resize3d(&p, x, y);");
+		return;
+	}
 	switch (n->op) {
 	case OP_LAYOUT:
 		emit_line(e, "%s(%d, %d, %d, %d, x, y); /* N, C, H, W */", l->kernel, l->u.layout.N,

@@ -477,17 +477,18 @@ static void remove_unread_nodes(struct graph *g)
 
 /* ---- 2. per-op canonicalisation ----------------------------------------------- */
 
-/* Conv and pooling run on [N, C, W] and [N, C, H, W] only. */
+/* Conv and pooling run on [N, C, W], [N, C, H, W] and [N, C, D, H, W]. */
 static int check_spatial(struct diag *d, struct node *n, const struct tensor *x)
 {
-	if (x->rank == 3 || x->rank == 4)
+	if (x->rank >= 3 && x->rank <= 5)
 		return 0;
-	if (x->rank > 4)
-		diag_error(d, n, "%d-D %s is not supported (only 1-D and 2-D; input '%s' has rank %d)",
+	if (x->rank > 5)
+		diag_error(d, n, "%d-D %s is not supported (only 1-D, 2-D and 3-D; input '%s' has rank "
+		           "%d)",
 		           x->rank - 2, n->op == OP_CONV ? "convolution" : "pooling", x->name, x->rank);
 	else
-		diag_error(d, n, "input '%s' has rank %d, expected [N, C, W] or [N, C, H, W]", x->name,
-		           x->rank);
+		diag_error(d, n, "input '%s' has rank %d, expected [N, C, W], [N, C, H, W] or "
+		           "[N, C, D, H, W]", x->name, x->rank);
 	return 1;
 }
 
@@ -501,10 +502,10 @@ static int check_spatial(struct diag *d, struct node *n, const struct tensor *x)
 static int canon_window(struct graph *g, struct node *n, struct diag *d,
                         const int64_t *w_kernel, int ceil_mode)
 {
-	const struct tensor *x = n->inputs[0];  /* [N, C, (H,) W] */
-	const struct tensor *y = n->outputs[0]; /* [N, M or C, (oH,) oW] */
+	const struct tensor *x = n->inputs[0];  /* [N, C, ((D,) H,) W] */
+	const struct tensor *y = n->outputs[0]; /* [N, M or C, ((oD,) oH,) oW] */
 	int sp = x->rank - 2;
-	int64_t kernel[2], strides[2], dilations[2], pads[4];
+	int64_t kernel[3], strides[3], dilations[3], pads[6];
 	const int64_t *v;
 	int count = get_ints(d, n, "kernel_shape", &v);
 	if (count == -2)
@@ -943,20 +944,21 @@ static int canon_resize(struct graph *g, struct node *n, struct diag *d)
 	const char *rounding = v10 ? "floor" : get_string(d, n, "nearest_mode", "round_prefer_floor");
 	if (strcmp(mode, "bilinear") == 0 && n->op == OP_UPSAMPLE)
 		mode = "linear";
-	if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0) {
-		diag_error(d, n, "%s mode '%s' is not supported (nearest, linear)", ir_op_names[n->op],
-		           mode);
+	if (strcmp(mode, "nearest") != 0 && strcmp(mode, "linear") != 0 &&
+	    strcmp(mode, "cubic") != 0) {
+		diag_error(d, n, "%s mode '%s' is not supported (nearest, linear, cubic)",
+		           ir_op_names[n->op], mode);
 		return 1;
 	}
 	static const char *const coords[] = {"half_pixel", "pytorch_half_pixel", "asymmetric",
-	                                     "align_corners"};
+	                                     "align_corners", "tf_half_pixel_for_nn"};
 	static const char *const roundings[] = {"round_prefer_floor", "round_prefer_ceil", "floor",
 	                                        "ceil"};
 	int ok_c = 0, ok_r = 0;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++)
 		ok_c |= strcmp(coord, coords[i]) == 0;
+	for (int i = 0; i < 4; i++)
 		ok_r |= strcmp(rounding, roundings[i]) == 0;
-	}
 	if (!ok_c || !ok_r) {
 		diag_error(d, n, "coordinate_transformation_mode '%s' with nearest_mode '%s' is not "
 		           "supported", coord, rounding);
@@ -968,66 +970,75 @@ static int canon_resize(struct graph *g, struct node *n, struct diag *d)
 		           "supported");
 		return 1;
 	}
-	get_float(d, n, "cubic_coeff_a", -0.75);    /* cubic only */
-	get_int(d, n, "exclude_outside", 0);        /* cubic only */
+	double cubic_a = get_float(d, n, "cubic_coeff_a", -0.75);
+	int64_t exclude_outside = get_int(d, n, "exclude_outside", 0);
 	get_float(d, n, "extrapolation_value", 0); /* tf_crop_and_resize only */
 	if (r < 2) {
 		diag_error(d, n, "input '%s' has rank %d, expected at least 2", x->name, r);
 		return 1;
 	}
-	for (int i = 0; i < r - 2; i++) {
+	for (int i = 0; i < r - 3; i++) {
 		if (x->dims[i] != y->dims[i]) {
-			diag_error(d, n, "resizes dim %d of '%s'; only the last two dims are supported", i,
+			diag_error(d, n, "resizes dim %d of '%s'; only the last three dims are supported", i,
 			           x->name);
 			return 1;
 		}
 	}
-	double sc[2] = {(double)y->dims[r - 2] / x->dims[r - 2],
-	                (double)y->dims[r - 1] / x->dims[r - 1]};
+	/* the last three dims (D, H, W); a rank-2 input has D = 1 */
+	int64_t xd = r > 2 ? x->dims[r - 3] : 1, yd = r > 2 ? y->dims[r - 3] : 1;
+	double sc[3] = {(double)y->dims[r - 2] / x->dims[r - 2],
+	                (double)y->dims[r - 1] / x->dims[r - 1], (double)yd / xd};
 	const struct attr *a = ir_attr(n, "scales");
 	const struct tensor *ts = n->n_inputs == 2 ? n->inputs[1] : n->n_inputs > 2 ? n->inputs[2]
 	                                                                              : NULL;
 	const struct tensor *tz = n->n_inputs > 3 ? n->inputs[3] : NULL;
 	int sized = tz && tz->data && ir_numel(tz) > 0;
-	for (int k = 0; k < 2 && !sized; k++) {
+	for (int k = 0; k < 3 && !sized; k++) {
+		int dim = k < 2 ? r - 2 + k : r - 3; /* scale_h, scale_w, scale_d */
+		if (dim < 0)
+			continue;
 		if (a && a->kind == ATTR_FLOATS && a->n == r)
-			sc[k] = a->floats[r - 2 + k];
+			sc[k] = a->floats[dim];
 		else if (ts && ts->data && ir_numel(ts) == r)
-			sc[k] = const_elem(ts, r - 2 + k);
+			sc[k] = const_elem(ts, dim);
 	}
 	put_string(g, n, "mode", mode);
 	put_string(g, n, "coordinate_transformation_mode", coord);
 	put_string(g, n, "nearest_mode", rounding);
 	put_float(g, n, "scale_h", sc[0]);
 	put_float(g, n, "scale_w", sc[1]);
+	if (xd != yd || strcmp(mode, "cubic") == 0) { /* resize3d.c's cases */
+		put_float(g, n, "scale_d", sc[2]);
+		put_float(g, n, "cubic_coeff_a", cubic_a);
+		put_int(g, n, "exclude_outside", exclude_outside != 0);
+	}
 	n->n_inputs = 1;
 	return 0;
 }
 
-/* ConvTranspose (2-D, shapes checked by infer_shapes) gets kernel_shape,
- * strides, dilations, group and the leading pads [padT, padL] spelled out.
- * With output_shape or auto_pad SAME_*, the total padding that the output
- * length implies is split as the operator page says: SAME_UPPER puts the
- * smaller half first, otherwise the larger. */
+/* ConvTranspose (1-D to 3-D, shapes checked by infer_shapes) gets
+ * kernel_shape, strides, dilations, group and the leading pads (one per
+ * spatial dim) spelled out. With output_shape or auto_pad SAME_*, the total
+ * padding that the output length implies is split as the operator page says:
+ * SAME_UPPER puts the smaller half first, otherwise the larger. */
 static int canon_conv_transpose(struct graph *g, struct node *n, struct diag *d)
 {
 	const struct tensor *x = n->inputs[0], *w = n->inputs[1], *y = n->outputs[0];
-	int64_t st[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0}, pads[4] = {0}, lead[2];
+	const int sp = x->rank - 2; /* 1..3: infer_shapes checked */
+	int64_t st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, op[3] = {0}, pads[6] = {0}, lead[3];
 	const int64_t *v;
-	int k;
-	if ((k = get_ints(d, n, "strides", &v)) == 2)
-		memcpy(st, v, sizeof st);
-	if ((k = get_ints(d, n, "dilations", &v)) == 2)
-		memcpy(dl, v, sizeof dl);
-	if ((k = get_ints(d, n, "output_padding", &v)) == 2)
-		memcpy(op, v, sizeof op);
-	int explicit_pads = (k = get_ints(d, n, "pads", &v)) == 4;
-	if (explicit_pads)
-		memcpy(pads, v, sizeof pads);
+	if (get_ints(d, n, "strides", &v) == sp)
+		memcpy(st, v, sp * sizeof *st);
+	if (get_ints(d, n, "dilations", &v) == sp)
+		memcpy(dl, v, sp * sizeof *dl);
+	if (get_ints(d, n, "output_padding", &v) == sp)
+		memcpy(op, v, sp * sizeof *op);
+	if (get_ints(d, n, "pads", &v) == 2 * sp)
+		memcpy(pads, v, 2 * sp * sizeof *pads);
 	get_ints(d, n, "kernel_shape", &v);
 	const char *ap = get_string(d, n, "auto_pad", "NOTSET");
 	int by_shape = get_ints(d, n, "output_shape", &v) > 0 || strncmp(ap, "SAME", 4) == 0;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < sp; i++) {
 		int64_t total = st[i] * (x->dims[2 + i] - 1) + op[i] + (w->dims[2 + i] - 1) * dl[i] + 1 -
 		                y->dims[2 + i];
 		/* total / 2 rounded down, as the page's Python does: a negative total
@@ -1040,10 +1051,10 @@ static int canon_conv_transpose(struct graph *g, struct node *n, struct diag *d)
 		else
 			lead[i] = total - half;
 	}
-	put_ints(g, n, "kernel_shape", 2, (const int64_t[]){w->dims[2], w->dims[3]});
-	put_ints(g, n, "strides", 2, st);
-	put_ints(g, n, "dilations", 2, dl);
-	put_ints(g, n, "pads", 2, lead);
+	put_ints(g, n, "kernel_shape", sp, &w->dims[2]);
+	put_ints(g, n, "strides", sp, st);
+	put_ints(g, n, "dilations", sp, dl);
+	put_ints(g, n, "pads", sp, lead);
 	put_int(g, n, "group", get_int(d, n, "group", 1));
 	return 0;
 }

@@ -1993,20 +1993,22 @@ static int infer_resize(struct ctx *c, struct node *n)
 	return set_out(c, n, 0, x->dtype, r, dims);
 }
 
-/* ConvTranspose in 2-D: x [N, C, H, W], w [C, M/group, kH, kW], bias [M].
- * Each spatial output length is output_shape's, H * stride under auto_pad
- * SAME_*, else stride * (H - 1) + output_padding + (k - 1) * dilation + 1
- * minus both pads (the operator page's formula). */
+/* ConvTranspose in 1-D to 3-D: x [N, C, spatial...], w [C, M/group,
+ * kernel...], bias [M]. Each spatial output length is output_shape's, the
+ * input's times the stride under auto_pad SAME_*, else stride * (H - 1) +
+ * output_padding + (k - 1) * dilation + 1 minus both pads (the operator
+ * page's formula). */
 static int infer_conv_transpose(struct ctx *c, struct node *n)
 {
 	if (check_arity(c, n, 2, 3, 1))
 		return -1;
 	struct tensor *x = n->inputs[0], *w = n->inputs[1], *b = in(n, 2);
-	if (x->rank != 4 || w->rank != 4) {
-		diag_error(c->d, n, "only 2-D ConvTranspose is supported (X %s, W %s)", SHAPE(x),
-		           SHAPE(w));
+	if (x->rank < 3 || x->rank > 5 || w->rank != x->rank) {
+		diag_error(c->d, n, "only 1-D, 2-D and 3-D ConvTranspose is supported, with W of X's "
+		           "rank (X %s, W %s)", SHAPE(x), SHAPE(w));
 		return -1;
 	}
+	const int sp = x->rank - 2;
 	int64_t group = ir_attr_int(n, "group", 1);
 	if (group < 1 || x->dims[1] % group || x->dims[1] != w->dims[0]) {
 		diag_error(c->d, n, "W %s does not fit X %s with group %lld", SHAPE(w), SHAPE(x),
@@ -2018,13 +2020,14 @@ static int infer_conv_transpose(struct ctx *c, struct node *n)
 		diag_error(c->d, n, "bias %s must be [%lld]", SHAPE(b), (long long)M);
 		return -1;
 	}
-	int64_t ks[2] = {w->dims[2], w->dims[3]}, st[2] = {1, 1}, dl[2] = {1, 1}, op[2] = {0, 0};
-	int64_t pads[4] = {0}, os[4];
-	if (attr_list(c, n, "kernel_shape", ks, 2) == -1 || attr_list(c, n, "strides", st, 2) == -1 ||
-	    attr_list(c, n, "dilations", dl, 2) == -1 || attr_list(c, n, "pads", pads, 4) == -1 ||
-	    attr_list(c, n, "output_padding", op, 2) == -1)
+	int64_t ks[3], st[3] = {1, 1, 1}, dl[3] = {1, 1, 1}, op[3] = {0}, pads[6] = {0}, os[5];
+	for (int i = 0; i < sp; i++)
+		ks[i] = w->dims[2 + i];
+	if (attr_list(c, n, "kernel_shape", ks, sp) == -1 || attr_list(c, n, "strides", st, sp) == -1 ||
+	    attr_list(c, n, "dilations", dl, sp) == -1 || attr_list(c, n, "pads", pads, 2 * sp) == -1 ||
+	    attr_list(c, n, "output_padding", op, sp) == -1)
 		return -1;
-	int nos = attr_list(c, n, "output_shape", os, 4);
+	int nos = attr_list(c, n, "output_shape", os, sp + 2);
 	if (nos == -1)
 		return -1;
 	const char *ap = ir_attr_string(n, "auto_pad", "NOTSET");
@@ -2033,27 +2036,31 @@ static int infer_conv_transpose(struct ctx *c, struct node *n)
 		diag_error(c->d, n, "auto_pad '%s' is not supported", ap);
 		return -1;
 	}
-	int64_t dims[4] = {x->dims[0], M, 0, 0};
-	for (int i = 0; i < 2; i++) {
+	if (nos > 0 && nos < sp) {
+		diag_error(c->d, n, "output_shape has %d values, expected at least %d", nos, sp);
+		return -1;
+	}
+	int64_t dims[5] = {x->dims[0], M};
+	for (int i = 0; i < sp; i++) {
 		if (ks[i] != w->dims[2 + i] || st[i] < 1 || dl[i] < 1 || op[i] < 0) {
 			diag_error(c->d, n, "kernel_shape, strides, dilations or output_padding out of "
 			           "range for W %s", SHAPE(w));
 			return -1;
 		}
-		if (nos >= 2)
-			dims[2 + i] = os[nos - 2 + i];
+		if (nos >= sp)
+			dims[2 + i] = os[nos - sp + i];
 		else if (same)
 			dims[2 + i] = x->dims[2 + i] * st[i];
 		else
 			dims[2 + i] = st[i] * (x->dims[2 + i] - 1) + op[i] + (ks[i] - 1) * dl[i] + 1 -
-			              (strcmp(ap, "VALID") ? pads[i] + pads[2 + i] : 0);
+			              (strcmp(ap, "VALID") ? pads[i] + pads[sp + i] : 0);
 		if (dims[2 + i] < 1) {
 			diag_error(c->d, n, "output would have the length %lld on spatial dim %d",
 			           (long long)dims[2 + i], i);
 			return -1;
 		}
 	}
-	return set_out(c, n, 0, x->dtype, 4, dims);
+	return set_out(c, n, 0, x->dtype, x->rank, dims);
 }
 
 /* ConstantOfShape: a tensor of the given (constant) shape filled with the one

@@ -59,6 +59,15 @@ void rt_resize(const struct rt_resize *p, const float *x, float *y);
 /* conv_transpose.c: ONNX ConvTranspose 2-D; x [N, C, H, W], w [C, M/group, kH, kW], b [M] or NULL */
 void rt_conv_transpose_ref(const struct rt_conv2d *p, const float *x, const float *w,
                            const float *b, float *y);
+/* conv3d.c, conv_transpose3d.c, pool3d.c: Conv, ConvTranspose (1-D and 3-D)
+ * and MaxPool/AveragePool over three spatial dims (struct rt_window3d) */
+void rt_conv3d_ref(const struct rt_window3d *p, const float *x, const float *w, const float *b,
+                   float *y);
+void rt_conv_transpose3d_ref(const struct rt_window3d *p, const float *x, const float *w,
+                             const float *b, float *y);
+void rt_pool3d(const struct rt_window3d *p, const float *x, float *y);
+/* resize3d.c: ONNX Resize nearest/linear/cubic over the last three dims */
+void rt_resize3d(const struct rt_resize3d *p, const float *x, float *y);
 /* clip.c: y[i] = min(max(x[i], lo), hi) for n elements, each bound read from
  * its pointer (one float) or, when that is NULL, the constant; x may equal y */
 void rt_clip(size_t n, const float *x, const float *lo, const float *hi, float lo_const,

@@ -4,10 +4,10 @@
  * coordinate_transformation_mode (s the dim's scale, n its x length, m its y
  * length):
  *   half_pixel          (o + 0.5) / s - 0.5
- *   pytorch_half_pixel  the same, or 0 when m = 1
+ *   pytorch_half_pixel  the same, or 0 when n * s <= 1
  *   asymmetric          o / s
- *   align_corners       o * (n - 1) / (n * s - 1), or 0 when m = 1 (the ONNX
- *                       reference divides by the unrounded length n * s)
+ *   align_corners       o * (n - 1) / (n * s - 1), or 0 when n * s <= 1
+ *   tf_half_pixel_for_nn (o + 0.5) / s
  * then nearest takes one element (nearest_mode rounds; the index clamps to
  * [0, n - 1]) and linear blends the two neighbours of the coordinate clamped
  * to [0, n - 1], bilinear over both dims. Coordinates are computed in double
@@ -16,13 +16,17 @@
 
 #include "runtime/rt_types.h"
 
-static double rt_resize_coord(int mode, int o, double s, int n, int m)
+/* The output length m enters as n * s, unrounded, as in the ONNX reference:
+ * downsampling 4 by 0.6 to 2 aligns corners over a length of 2.4. */
+static double rt_resize_coord(int mode, int o, double s, int n)
 {
+	const double len = n * s;
 	switch (mode) {
 	case RT_RESIZE_PYTORCH_HALF_PIXEL:
-		return m > 1 ? (o + 0.5) / s - 0.5 : 0.0;
+		return len > 1 ? (o + 0.5) / s - 0.5 : 0.0;
 	case RT_RESIZE_ASYMMETRIC: return o / s;
-	case RT_RESIZE_ALIGN_CORNERS: return m > 1 ? (double)o * (n - 1) / (n * s - 1) : 0.0;
+	case RT_RESIZE_ALIGN_CORNERS: return len > 1 ? (double)o * (n - 1) / (len - 1) : 0.0;
+	case RT_RESIZE_TF_HALF_PIXEL_FOR_NN: return (o + 0.5) / s;
 	default: return (o + 0.5) / s - 0.5; /* RT_RESIZE_HALF_PIXEL */
 	}
 }
@@ -58,9 +62,9 @@ RT_FN void rt_resize(const struct rt_resize *p,
 {
 	const size_t in_plane = (size_t)p->in_h * p->in_w;
 	for (int oh = 0; oh < p->out_h; oh++) {
-		const double ch = rt_resize_coord(p->coord, oh, p->scale_h, p->in_h, p->out_h);
+		const double ch = rt_resize_coord(p->coord, oh, p->scale_h, p->in_h);
 		for (int ow = 0; ow < p->out_w; ow++) {
-			const double cw = rt_resize_coord(p->coord, ow, p->scale_w, p->in_w, p->out_w);
+			const double cw = rt_resize_coord(p->coord, ow, p->scale_w, p->in_w);
 			float *yo = y + (size_t)oh * p->out_w + ow;
 			if (!p->linear) {
 				const size_t ix = (size_t)rt_resize_nearest(p->rounding, ch, p->in_h) * p->in_w +

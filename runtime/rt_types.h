@@ -214,7 +214,8 @@ enum rt_resize_coord {
 	RT_RESIZE_HALF_PIXEL,
 	RT_RESIZE_PYTORCH_HALF_PIXEL,
 	RT_RESIZE_ASYMMETRIC,
-	RT_RESIZE_ALIGN_CORNERS
+	RT_RESIZE_ALIGN_CORNERS,
+	RT_RESIZE_TF_HALF_PIXEL_FOR_NN
 };
 enum rt_nearest_mode {
 	RT_NEAREST_ROUND_PREFER_FLOOR,
@@ -238,6 +239,38 @@ struct rt_pad {
 	int out_dims[RT_MAX_RANK];
 	int begin[RT_MAX_RANK];
 	float value;
+};
+
+/* Convolution, ConvTranspose and pooling over three spatial dims (D, H, W),
+ * ONNX semantics (conv3d.c, conv_transpose3d.c, pool3d.c); an operator with
+ * fewer spatial dims runs with the leading ones 1 (kernel, stride and
+ * dilation 1, no pads). x: [N, C, in[0], in[1], in[2]],
+ * y: [N, M, out[0], out[1], out[2]] (pooling: M = C). Window position u of
+ * output index o along dim i reads input index o*s[i] - pb[i] + u*d[i]
+ * (ConvTranspose scatters the other way: input i adds to output
+ * i*s[i] - pb[i] + u*d[i]). */
+struct rt_window3d {
+	int N, C, M, group;
+	int in[3], out[3];  /* spatial dims of x and y */
+	int k[3], s[3], d[3]; /* kernel, strides, dilations */
+	int pb[3], pe[3];   /* pads at the beginning and the end of each dim */
+	int act;            /* Conv: enum rt_act epilogue */
+	float alpha, beta;
+	int max;            /* pooling: 1 max, 0 average */
+	int count_include_pad; /* average pooling: pads count in the divisor */
+};
+
+/* Resize over the last three dims (resize3d.c): nearest, linear or cubic;
+ * a 2-D or 1-D resize runs with leading dims of 1 and scale 1.
+ * x [outer, in[0], in[1], in[2]] -> y [outer, out[0], out[1], out[2]]. */
+struct rt_resize3d {
+	int outer, in[3], out[3];
+	double scale[3];     /* y length / x length as the model gives it */
+	int mode;            /* 0 nearest, 1 linear, 2 cubic */
+	int coord;           /* enum rt_resize_coord */
+	int rounding;        /* enum rt_nearest_mode (nearest only) */
+	float cubic_a;       /* cubic_coeff_a */
+	int exclude_outside; /* cubic: taps outside x get weight 0, the rest renormalised */
 };
 
 #endif

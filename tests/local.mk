@@ -76,6 +76,14 @@ clean-e2e-cache:
 	-rm -rf tests/e2e-cache
 .PHONY: clean-e2e-cache
 
+# Conv, ConvTranspose and pooling over three spatial dims (rt_window3d).
+if HAVE_CRITERION
+check_PROGRAMS += tests/test_window3d
+tests_test_window3d_SOURCES = tests/test_window3d.c
+tests_test_window3d_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_window3d_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+endif
+
 # The fully-connected kernel (gemm_fc.c) against a double Gemm, for every ISA this CPU runs.
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_gemm_fc
@@ -208,3 +216,20 @@ tests_test_cost_model_SOURCES = tests/test_cost_model.c
 tests_test_cost_model_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_cost_model_LDADD = $(TEST_LDADD)
 endif
+# Issue 11's seven model families (DS-CNN, MobileNetV1-0.25, ResNet-8, the FC
+# autoencoder, U-Net, a YOLO-style head, a transformer encoder) exported by
+# tests/families/export.py, compiled under every strategy, one build run and
+# compared with PyTorch, and Cortex-M sizes; `make check-families` builds,
+# runs and compares every strategy's host code instead (several minutes).
+# resize_pinned.py: ONNX's Resize/Upsample node tests with their run-time
+# scales/sizes pinned as initializers (nearest, linear, cubic).
+TESTS += tests/families/run.sh tests/resize_pinned.py
+dist_noinst_SCRIPTS += tests/families/run.sh tests/families/export.py tests/resize_pinned.py
+check-families: all
+	DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)' DNNCC_SRCDIR='$(abs_top_srcdir)' \
+	DNNCC_BUILDDIR='$(abs_top_builddir)' CC='$(CC)' FAMILIES_FULL=1 \
+	$(SHELL) $(srcdir)/tests/families/run.sh
+clean-local: clean-families-cache
+clean-families-cache:
+	-rm -rf tests/families-cache
+.PHONY: check-families clean-families-cache

@@ -1444,22 +1444,23 @@ Test(canonicalize, leftover_shape_arithmetic_is_rejected)
 	ir_graph_free(g);
 }
 
-Test(canonicalize, convolution_beyond_2d_is_rejected)
+/* 1-D to 3-D Conv and pooling are canonical; more spatial dims are refused. */
+Test(canonicalize, convolution_beyond_3d_is_rejected)
 {
 	struct graph *g = graph_new(13);
-	float w[8] = {0};
-	struct tensor *x = input(g, act(g, "x", SHAPE(1, 1, 4, 4, 4)));
-	struct tensor *y = output(g, act(g, "y", SHAPE(1, 1, 3, 3, 3)));
-	node(g, OP_CONV, "conv3d", INS(x, cst(g, "W", w, SHAPE(1, 1, 2, 2, 2))), y);
-	struct tensor *z = output(g, act(g, "z", SHAPE(1, 1, 2, 2, 2)));
-	struct node *pool = node(g, OP_MAXPOOL, "pool3d", INS(x), z);
-	set_ints(g, pool, "kernel_shape", SHAPE(2, 2, 2));
+	float w[16] = {0};
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 1, 4, 4, 4, 4)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 1, 3, 3, 3, 3)));
+	node(g, OP_CONV, "conv4d", INS(x, cst(g, "W", w, SHAPE(1, 1, 2, 2, 2, 2))), y);
+	struct tensor *z = output(g, act(g, "z", SHAPE(1, 1, 2, 2, 2, 2)));
+	struct node *pool = node(g, OP_MAXPOOL, "pool4d", INS(x), z);
+	set_ints(g, pool, "kernel_shape", SHAPE(2, 2, 2, 2));
 	int errors;
 	char *text = canonicalize_fails(g, &errors);
 	cr_assert_eq(errors, 2, "%s", text);
-	cr_assert(strstr(text, "node 'conv3d' (Conv): 3-D convolution is not supported"), "%s",
+	cr_assert(strstr(text, "node 'conv4d' (Conv): 4-D convolution is not supported"), "%s",
 	          text);
-	cr_assert(strstr(text, "node 'pool3d' (MaxPool): 3-D pooling is not supported"), "%s", text);
+	cr_assert(strstr(text, "node 'pool4d' (MaxPool): 4-D pooling is not supported"), "%s", text);
 	free(text);
 	ir_graph_free(g);
 }
@@ -2105,9 +2106,11 @@ Test(canonicalize, depth_to_space_mode)
 	ir_graph_free(g);
 }
 
-/* Resize: cubic is refused with the node named; nearest with sizes keeps one
- * input and spells out the scales y / x and the default modes. */
-Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
+/* Resize: an unknown mode is refused with the node named; nearest with sizes
+ * keeps one input and spells out the scales y / x and the default modes;
+ * cubic, and a resize of the third-last dim, also get scale_d and the cubic
+ * parameters (resize3d.c's cases). */
+Test(canonicalize, resize_modes_spelled_out)
 {
 	struct graph *g = graph_new(13);
 	static const int64_t sizes[4] = {1, 2, 6, 3};
@@ -2122,6 +2125,18 @@ Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
 	cr_assert_str_eq(ir_attr_string(n, "nearest_mode", ""), "round_prefer_floor");
 	cr_assert_float_eq(ir_attr_float(n, "scale_h", 0), 1.5, 1e-12);
 	cr_assert_float_eq(ir_attr_float(n, "scale_w", 0), 0.75, 1e-12);
+	cr_assert_null(ir_attr(n, "scale_d"));
+	ir_graph_free(g);
+
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 2, 4, 4)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
+	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes, SHAPE(4))), y);
+	set_string(g, n, "mode", "lanczos");
+	char *msg = canonicalize_fails(g, NULL);
+	cr_assert(strstr(msg, "node 'rs' (Resize): Resize mode 'lanczos' is not supported"), "%s",
+	          msg);
+	free(msg);
 	ir_graph_free(g);
 
 	g = graph_new(13);
@@ -2129,8 +2144,20 @@ Test(canonicalize, resize_cubic_refused_nearest_spelled_out)
 	y = output(g, act(g, "y", SHAPE(1, 2, 6, 3)));
 	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes, SHAPE(4))), y);
 	set_string(g, n, "mode", "cubic");
-	char *msg = canonicalize_fails(g, NULL);
-	cr_assert(strstr(msg, "node 'rs' (Resize): Resize mode 'cubic' is not supported"), "%s", msg);
-	free(msg);
+	canonicalize_ok(g);
+	cr_assert_float_eq(ir_attr_float(n, "scale_d", 0), 1.0, 1e-12);
+	cr_assert_float_eq(ir_attr_float(n, "cubic_coeff_a", 0), -0.75, 1e-12);
+	cr_assert_eq(ir_attr_int(n, "exclude_outside", -1), 0);
+	ir_graph_free(g);
+
+	static const int64_t sizes3[5] = {1, 2, 8, 6, 3};
+	g = graph_new(13);
+	x = input(g, act(g, "x", SHAPE(1, 2, 4, 4, 4)));
+	y = output(g, act(g, "y", SHAPE(1, 2, 8, 6, 3)));
+	n = node(g, OP_RESIZE, "rs", INS(x, NULL, NULL, cst_i64(g, "sz", sizes3, SHAPE(5))), y);
+	set_string(g, n, "mode", "linear");
+	canonicalize_ok(g);
+	cr_assert_float_eq(ir_attr_float(n, "scale_d", 0), 2.0, 1e-12);
+	cr_assert_float_eq(ir_attr_float(n, "scale_h", 0), 1.5, 1e-12);
 	ir_graph_free(g);
 }

@@ -1184,3 +1184,27 @@ Test(shapes, conv_transpose_lengths)
 	assert_shape(y, 4, I64(1), I64(6), I64(2 * 2 + 1 + 2 + 1 - 2), I64(3 * 2 + 0 + 1 + 1 - 1));
 	assert_shape(y2, 4, I64(1), I64(6), I64(9), I64(8));
 }
+
+/* The same formula per spatial dim in 1-D and 3-D; 4-D is refused. */
+Test(shapes, conv_transpose_1d_3d)
+{
+	struct tensor *x1 = input("x1", 3, I64(1), I64(2), I64(5));
+	struct tensor *w1 = input("w1", 3, I64(2), I64(3), I64(4));
+	struct tensor *x3 = input("x3", 5, I64(1), I64(2), I64(3), I64(4), I64(5));
+	struct tensor *w3 = input("w3", 5, I64(2), I64(1), I64(3), I64(2), I64(2));
+	struct tensor *y1 = act("y1"), *y3 = act("y3");
+	struct node *n = node(OP_CONV_TRANSPOSE, "ct1", 2, x1, w1, 1, y1);
+	attr_ints(n, "strides", 1, I64(3));
+	attr_ints(n, "pads", 2, I64(1), I64(2));
+	attr_ints(n, "output_padding", 1, I64(2));
+	struct node *m = node(OP_CONV_TRANSPOSE, "ct3", 2, x3, w3, 1, y3);
+	attr_int(m, "group", 2);
+	attr_ints(m, "strides", 3, I64(1), I64(2), I64(3));
+	attr_ints(m, "dilations", 3, I64(2), I64(1), I64(1));
+	mark_output(y1);
+	mark_output(y3);
+	run_ok();
+	assert_shape(y1, 3, I64(1), I64(3), I64(3 * 4 + 2 + 3 + 1 - 3));
+	assert_shape(y3, 5, I64(1), I64(2), I64(3 - 1 + 4 + 1), I64(2 * 3 + 1 + 1),
+	             I64(3 * 4 + 1 + 1));
+}
