@@ -10,7 +10,7 @@ RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
 	runtime/rt_typed.h runtime/typed_cast.c runtime/typed_binary.c runtime/typed_unary.c \
 	runtime/typed_where.c runtime/typed_gather.c runtime/typed_argmax.c runtime/typed_topk.c \
 	runtime/typed_cumsum.c runtime/typed_trilu.c runtime/typed_gather_elements.c \
-	runtime/typed_nll.c runtime/typed_copy.c runtime/typed_concat.c
+	runtime/typed_nll.c runtime/typed_copy.c runtime/typed_concat.c \
 	runtime/conv3d.c runtime/conv_transpose3d.c runtime/pool3d.c runtime/resize3d.c
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
 
