@@ -28,3 +28,12 @@ clean-local: clean-bench-models
 clean-bench-models:
 	rm -rf bench/models-out
 .PHONY: clean-bench-models
+
+# make check: the tooling end to end on the smallest network (dnncc and
+# PyTorch, a few seconds of CPU).
+dist_noinst_SCRIPTS += bench/models/check.sh
+TESTS += bench/models/check.sh
+clean-local: clean-bench-models-check
+clean-bench-models-check:
+	rm -rf bench/models-check
+.PHONY: clean-bench-models-check
