@@ -268,15 +268,18 @@ def fmt(v, spec):
 
 
 def read_tsv(path):
-    rows = []
+    """(rows as dicts, the '# ' header lines) of a models.tsv; empty if none."""
+    rows, header = [], []
     if os.path.exists(path):
         with open(path) as f:
-            lines = [ln.rstrip("\n") for ln in f if not ln.startswith("#")]
+            text = [ln.rstrip("\n") for ln in f]
+        header = [ln[2:] for ln in text if ln.startswith("# ")]
+        lines = [ln for ln in text if not ln.startswith("#")]
         if lines:
             head = lines[0].split("\t")
             for ln in lines[1:]:
                 rows.append(dict(zip(head, ln.split("\t"))))
-    return rows
+    return rows, header
 
 
 def write_tsv(path, rows, header):
@@ -311,16 +314,30 @@ def write_markdown(path, rows, header, models, cols):
     lines = ["# Whole networks: dnncc against onnxruntime, OpenVINO and PyTorch", ""]
     lines += [h for h in header] + [""]
     lines += ["Median time per call in ms (batch 1, fp32; the autoencoder at batch 4), wall clock,"
-              " after warm-up. `not supported`: the engine refused that thread count.", ""]
+              " after warm-up. `not supported`: the engine refused that thread count. The last"
+              " columns: the faster of onnxruntime and OpenVINO over dnncc at the same threads"
+              " (above 1: dnncc is faster).", ""]
+    threads = sorted({t for _, t in cols})
     lines.append("| network | GFLOP | " + " | ".join(f"{e} {t}T" for e, t in cols) +
-                 " | dnncc 1T first call |")
-    lines.append("|---" * (len(cols) + 3) + "|")
+                 " | dnncc 1T first call | " +
+                 " | ".join(f"best other {t}T / dnncc {t}T" for t in threads) + " |")
+    lines.append("|---" * (len(cols) + 3 + len(threads)) + "|")
     for m in models:
         g = next((num(r, "gflop") for k, r in by.items() if k[0] == m), None)
         cells = [cell_ms(by.get((m, e, str(t)))) for e, t in cols]
         first = by.get((m, "dnncc", "1"))
         fc = fmt(num(first, "first_ms"), ".3g") if first and first.get("status") == "ok" else "-"
-        lines.append(f"| {m} | {fmt(g, '.3g')} | " + " | ".join(cells) + f" | {fc} |")
+        ratios = []
+        for t in threads:
+            d = by.get((m, "dnncc", str(t)))
+            others = [num(r, "median_ms") for e in ("onnxruntime", "openvino")
+                      for r in [by.get((m, e, str(t)))] if r and r.get("status") == "ok"]
+            if d and d.get("status") == "ok" and others:
+                ratios.append(f"{min(others) / num(d, 'median_ms'):.2f}x")
+            else:
+                ratios.append("-")
+        lines.append(f"| {m} | {fmt(g, '.3g')} | " + " | ".join(cells) + f" | {fc} | " +
+                     " | ".join(ratios) + " |")
     lines += ["", "Fraction of the machine's peak reached (GFLOP/s over measured single-core peak x"
               " threads):", ""]
     lines.append("| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |")
@@ -383,6 +400,16 @@ def write_plot(outdir, rows, models, cols, title):
         log(f"gnuplot failed: {first_lines(out, 4)}")
 
 
+def write_tables(outdir, rows, header, title):
+    models = [m for m in nets.ALL if any(r["model"] == m for r in rows)]
+    cols = [(e, t) for e in ENGINES for t in sorted({int(r["threads"]) for r in rows})
+            if any(r["engine"] == e and int(r["threads"]) == t for r in rows)]
+    write_markdown(os.path.join(outdir, "models.md"), rows, header, models, cols)
+    if not title:
+        title = next((h[5:].split(",")[0] for h in header if h.startswith("CPU: ")), "")
+    write_plot(outdir, rows, models, cols, title)
+
+
 def main():
     ap = argparse.ArgumentParser(description="dnncc against onnxruntime, OpenVINO and PyTorch "
                                  "on whole networks (make bench-models)")
@@ -404,6 +431,8 @@ def main():
     ap.add_argument("--rt-python", default="", help="Python with onnxruntime and openvino")
     ap.add_argument("--fresh", action="store_true", help="export the models again")
     ap.add_argument("--keep", action="store_true", help="keep the generated code")
+    ap.add_argument("--tables-only", action="store_true",
+                    help="measure nothing: redraw models.md and models.png from models.tsv")
     a = ap.parse_args()
 
     def split(vals, known, what):
@@ -416,6 +445,11 @@ def main():
     engines = split(a.engine, ENGINES, "engine")
     threads = [int(t) for t in a.threads.split(",")]
     os.makedirs(a.out, exist_ok=True)
+    tsv = os.path.join(a.out, "models.tsv")
+    if a.tables_only:
+        rows, header = read_tsv(tsv)
+        write_tables(a.out, rows, header, "")
+        return 0
 
     b = Bench(a)
     cpu = cpu_name()
@@ -441,10 +475,9 @@ def main():
                 rows.append(b.measure(m, meta, e, t))
 
     # Merge with earlier results: rows measured now replace theirs.
-    tsv = os.path.join(a.out, "models.tsv")
     key = lambda r: (r["model"], r["engine"], str(r["threads"]))  # noqa: E731
     new = {key(r) for r in rows}
-    merged = [r for r in read_tsv(tsv) if key(r) not in new] + \
+    merged = [r for r in read_tsv(tsv)[0] if key(r) not in new] + \
         [{k: (fmt(v, ".6g") if isinstance(v, float) else v) for k, v in r.items()} for r in rows]
     order = {m: i for i, m in enumerate(nets.ALL)}
     merged.sort(key=lambda r: (order.get(r["model"], 99), ENGINES.index(r["engine"])
@@ -458,16 +491,12 @@ def main():
                       f"); read bandwidth {b.bandwidth:.1f} GB/s on one core (bench/peak).")
     header.append(f"Last run {now}: load average {start_load} at the start, {end_load} at the"
                   f" end (1, 5, 15 minutes); {os.cpu_count()} cores.")
-    header.append(f"dnncc's code built with `{a.cc} -std=c99 -O2 {a.cflags}`".rstrip() +
-                  f"; dnncc options: `--threads T {a.dnncc_flags}`".rstrip() + ".")
+    header.append(f"dnncc's code built with `{(a.cc + ' -std=c99 -O2 ' + a.cflags).strip()}`;"
+                  f" dnncc options: `{('--threads T ' + a.dnncc_flags).strip()}`.")
     header.append("OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE were unset for every engine.")
     write_tsv(tsv, merged, header)
-    all_models = [m for m in nets.ALL if any(r["model"] == m for r in merged)]
-    cols = [(e, t) for e in ENGINES for t in sorted({int(r["threads"]) for r in merged})
-            if any(r["engine"] == e and int(r["threads"]) == t for r in merged)]
-    write_markdown(os.path.join(a.out, "models.md"), merged, header, all_models, cols)
-    write_plot(a.out, merged, all_models, cols,
-               f"{cpu}, load {start_load.split()[0]}-{end_load.split()[0]}, {now[:10]}")
+    write_tables(a.out, merged, header,
+                 f"{cpu}, load {start_load.split()[0]}-{end_load.split()[0]}, {now[:10]}")
     log(f"done in {time.time() - t_all:.0f} s; results in {tsv}, models.md, models.png")
     bad = [r for r in rows if r.get("status") in ("WRONG", "failed")]
     for r in bad:
