@@ -19,7 +19,8 @@ four MLPerf Tiny shapes, random weights with fixed seeds):
      onnxruntime, openvino   runtime_side.py
      pytorch      torch_side.py time (torch.set_num_threads(T))
      Each times the first call alone, then warm-up, then medians of at least
-     --runs calls and --min-time seconds (timing.py, time_main.c);
+     --runs calls and --min-time seconds (timing.py, time_main.c): wall
+     clock, and the process's CPU time per call (all threads together);
   3. checks every output against PyTorch's reference: max |got - want|, and
      that over max |want| (a network "matches" at rel <= 1e-4).
 The machine's peak (bench/peak: single-core FMA loop per ISA) and read
@@ -56,7 +57,7 @@ import nets  # noqa: E402
 
 ENGINES = ["dnncc", "onnxruntime", "openvino", "pytorch"]
 TSV_FIELDS = ["model", "engine", "threads", "status", "median_ms", "min_ms", "max_ms",
-              "first_ms", "runs", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
+              "first_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
               "build_s", "version", "load", "date", "note"]
 MATCH_TOL = 1e-4
 
@@ -252,7 +253,7 @@ class Bench:
         took = time.time() - t_start
         if row["status"] in ("ok", "WRONG"):
             msg = (f"{row['median_ms']:10.3f} ms median (min {row['min_ms']:.3f}, first call "
-                   f"{row['first_ms']:.3f}, {row['runs']} runs), {row['gflops']:.1f} GFLOP/s, "
+                   f"{row['first_ms']:.3f}, CPU {row['cpu_ms']:.3f}, {row['runs']} runs), {row['gflops']:.1f} GFLOP/s, "
                    f"max err {row['max_abs_err']:.2g} (rel {row['rel_err']:.2g})")
             if row["status"] == "WRONG":
                 msg += "  WRONG: " + row["note"]
@@ -338,6 +339,18 @@ def write_markdown(path, rows, header, models, cols):
                 ratios.append("-")
         lines.append(f"| {m} | {fmt(g, '.3g')} | " + " | ".join(cells) + f" | {fc} | " +
                      " | ".join(ratios) + " |")
+    lines += ["", "Median process CPU time per call in ms (all of the engine's threads together:"
+              " on a shared machine the fairer figure at one thread, where wall time also counts"
+              " the time other jobs held the core):", ""]
+    lines.append("| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |")
+    lines.append("|---" * (len(cols) + 1) + "|")
+    for m in models:
+        cells = []
+        for e, t in cols:
+            r = by.get((m, e, str(t)))
+            c = num(r, "cpu_ms") if r and r.get("status") in ("ok", "WRONG") else None
+            cells.append(f"{c:.3g}" if c is not None else "-")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
     lines += ["", "Fraction of the machine's peak reached (GFLOP/s over measured single-core peak x"
               " threads):", ""]
     lines.append("| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |")
