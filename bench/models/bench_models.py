@@ -351,8 +351,14 @@ def write_markdown(path, rows, header, models, cols):
             c = num(r, "cpu_ms") if r and r.get("status") in ("ok", "WRONG") else None
             cells.append(f"{c:.3g}" if c is not None else "-")
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    lines += ["", "Fraction of the machine's peak reached (GFLOP/s over measured single-core peak x"
-              " threads):", ""]
+    peak = None
+    for h in header:
+        if h.startswith("Measured peak: "):
+            peak = float(h.split()[2])
+    lines += ["", "Fraction of the machine's peak reached: GFLOP over the median wall time over"
+              " (measured single-core peak x threads); in parentheses GFLOP over the median CPU"
+              " time (all threads) over the single-core peak, what each core-second the engine"
+              " used delivered, the fairer figure when the machine is shared:", ""]
     lines.append("| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |")
     lines.append("|---" * (len(cols) + 1) + "|")
     for m in models:
@@ -360,7 +366,11 @@ def write_markdown(path, rows, header, models, cols):
         for e, t in cols:
             r = by.get((m, e, str(t)))
             f = num(r, "frac_peak") if r else None
-            cells.append(f"{100 * f:.1f}%" if f is not None else "-")
+            c, g = (num(r, "cpu_ms"), num(r, "gflop")) if r else (None, None)
+            cell = f"{100 * f:.1f}%" if f is not None else "-"
+            if f is not None and peak and c and g:
+                cell += f" ({100 * g / (c * 1e-3) / peak:.1f}%)"
+            cells.append(cell)
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     lines += ["", "Largest |output - PyTorch's output| (relative to max |PyTorch's output| in"
               " parentheses):", ""]
@@ -474,6 +484,37 @@ def main():
 
     rows = []
     t_all = time.time()
+    earlier = read_tsv(tsv)[0]
+
+    def save(final):
+        """Merges the rows measured so far into models.tsv (they replace their
+        own keys) and redraws the tables; called after every network, so an
+        interrupted run keeps what it measured."""
+        key = lambda r: (r["model"], r["engine"], str(r["threads"]))  # noqa: E731
+        new = {key(r) for r in rows}
+        merged = [r for r in earlier if key(r) not in new] + \
+            [{k: (fmt(v, ".6g") if isinstance(v, float) else v) for k, v in r.items()}
+             for r in rows]
+        order = {m: i for i, m in enumerate(nets.ALL)}
+        merged.sort(key=lambda r: (order.get(r["model"], 99), ENGINES.index(r["engine"])
+                                   if r["engine"] in ENGINES else 9, int(r["threads"])))
+        end_load = loadavg()
+        now = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
+        header = [f"CPU: {cpu}, {os.cpu_count()} cores ({platform.machine()})."]
+        if b.peak:
+            header.append(f"Measured peak: {b.peak:.1f} GFLOP/s per core ({b.peak_isa} FMA loop;"
+                          " " + ", ".join(f"{k} {v:.1f}" for k, v in b.isa_peaks.items()) +
+                          f"); read bandwidth {b.bandwidth:.1f} GB/s on one core (bench/peak).")
+        header.append(f"Last run {now}{'' if final else ' (interrupted or in progress)'}: load"
+                      f" average {start_load} at the start, {end_load} at the end (1, 5, 15"
+                      f" minutes); {os.cpu_count()} cores.")
+        header.append(f"dnncc's code built with `{(a.cc + ' -std=c99 -O2 ' + a.cflags).strip()}`;"
+                      f" dnncc options: `{('--threads T ' + a.dnncc_flags).strip()}`.")
+        header.append("OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE were unset for every engine.")
+        write_tsv(tsv, merged, header)
+        write_tables(a.out, merged, header,
+                     f"{cpu}, load {start_load.split()[0]}-{end_load.split()[0]}, {now[:10]}")
+
     for i, m in enumerate(models, 1):
         try:
             meta = b.export(m)
@@ -486,30 +527,7 @@ def main():
         for e in engines:
             for t in threads:
                 rows.append(b.measure(m, meta, e, t))
-
-    # Merge with earlier results: rows measured now replace theirs.
-    key = lambda r: (r["model"], r["engine"], str(r["threads"]))  # noqa: E731
-    new = {key(r) for r in rows}
-    merged = [r for r in read_tsv(tsv)[0] if key(r) not in new] + \
-        [{k: (fmt(v, ".6g") if isinstance(v, float) else v) for k, v in r.items()} for r in rows]
-    order = {m: i for i, m in enumerate(nets.ALL)}
-    merged.sort(key=lambda r: (order.get(r["model"], 99), ENGINES.index(r["engine"])
-                               if r["engine"] in ENGINES else 9, int(r["threads"])))
-    end_load = loadavg()
-    now = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")
-    header = [f"CPU: {cpu}, {os.cpu_count()} cores ({platform.machine()})."]
-    if b.peak:
-        header.append(f"Measured peak: {b.peak:.1f} GFLOP/s per core ({b.peak_isa} FMA loop; " +
-                      ", ".join(f"{k} {v:.1f}" for k, v in b.isa_peaks.items()) +
-                      f"); read bandwidth {b.bandwidth:.1f} GB/s on one core (bench/peak).")
-    header.append(f"Last run {now}: load average {start_load} at the start, {end_load} at the"
-                  f" end (1, 5, 15 minutes); {os.cpu_count()} cores.")
-    header.append(f"dnncc's code built with `{(a.cc + ' -std=c99 -O2 ' + a.cflags).strip()}`;"
-                  f" dnncc options: `{('--threads T ' + a.dnncc_flags).strip()}`.")
-    header.append("OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE were unset for every engine.")
-    write_tsv(tsv, merged, header)
-    write_tables(a.out, merged, header,
-                 f"{cpu}, load {start_load.split()[0]}-{end_load.split()[0]}, {now[:10]}")
+        save(i == len(models))
     log(f"done in {time.time() - t_all:.0f} s; results in {tsv}, models.md, models.png")
     bad = [r for r in rows if r.get("status") in ("WRONG", "failed")]
     for r in bad:
