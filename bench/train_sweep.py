@@ -244,7 +244,7 @@ def write_outputs(a, rows, header, threads):
     if shutil.which("gnuplot"):
         rc, o = run(["gnuplot", "-e", f"datafile='{dat}'; outfile='"
                      f"{os.path.join(out, 'train_sweep.png')}'; nsets={len(archs) * len(cols)};"
-                     f" plottitle='{header[0][5:60]}'",
+                     f" plottitle='{header[0][5:].split(';')[0]}, {header[0].split('run ')[1][:10]}'",
                      os.path.join(a.srcdir, "bench/train_sweep.gp")])
         if rc != 0:
             log("gnuplot failed: " + tail(o, 4))
