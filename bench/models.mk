@@ -9,7 +9,8 @@ CLEANFILES += bench/peak$(EXEEXT)
 EXTRA_DIST += bench/models/bench_models.py bench/models/nets.py bench/models/timing.py \
 	bench/models/torch_side.py bench/models/runtime_side.py bench/models/time_main.c \
 	bench/models/plot.gp bench/results/models.tsv bench/results/models.md \
-	bench/results/models_plot.dat bench/results/models.png
+	bench/results/models_plot.dat bench/results/models.png \
+	bench/results/models_cpu.png bench/results/models_cpu_plot.dat
 
 # BENCH_MODELS_FLAGS adds options, e.g. "--model resnet18 --engine dnncc
 # --threads 1" (bench/models/bench_models.py --help). Results go to

@@ -401,24 +401,26 @@ def write_markdown(path, rows, header, models, cols):
     os.replace(path + ".tmp", path)
 
 
-def write_plot(outdir, rows, models, cols, title):
+def write_plot(outdir, rows, models, cols, title, field="median_ms", name="models"):
     by = {(r["model"], r["engine"], str(r["threads"])): r for r in rows}
-    dat = os.path.join(outdir, "models_plot.dat")
+    dat = os.path.join(outdir, name + "_plot.dat")
     with open(dat, "w") as f:
         f.write("network " + " ".join(f'"{e} {t}T"' for e, t in cols) + "\n")
         for m in models:
             vals = []
             for e, t in cols:
                 r = by.get((m, e, str(t)))
-                v = num(r, "median_ms") if r and r.get("status") == "ok" else None
+                v = num(r, field) if r and r.get("status") == "ok" else None
                 vals.append(f"{v:.6g}" if v else "NaN")
             f.write(m + " " + " ".join(vals) + "\n")
     gp = os.path.join(HERE, "plot.gp")
     if not shutil.which("gnuplot"):
         log("gnuplot not found: models.png not drawn (apt-get install gnuplot-nox)")
         return
-    rc, out = run(["gnuplot", "-e", f"datafile='{dat}'; outfile='{os.path.join(outdir, 'models.png')}';"
-                   f" ncols={len(cols)}; plottitle='{title}'", gp])
+    what = "Median CPU time per inference (all threads)" if field == "cpu_ms" else \
+        "Median time per inference"
+    rc, out = run(["gnuplot", "-e", f"datafile='{dat}'; outfile='{os.path.join(outdir, name)}.png';"
+                   f" ncols={len(cols)}; plottitle='{title}'; what='{what}'", gp])
     if rc != 0:
         log(f"gnuplot failed: {first_lines(out, 4)}")
 
@@ -431,6 +433,7 @@ def write_tables(outdir, rows, header, title):
     if not title:
         title = next((h[5:].split(",")[0] for h in header if h.startswith("CPU: ")), "")
     write_plot(outdir, rows, models, cols, title)
+    write_plot(outdir, rows, models, cols, title, "cpu_ms", "models_cpu")
 
 
 def main():

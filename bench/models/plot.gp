@@ -6,7 +6,7 @@
 # its name and N times (NaN where the engine did not run).
 set terminal pngcairo size 1600,700 font ",10"
 set output outfile
-set title "Median time per inference, batch 1 fp32 (autoencoder batch 4) - ".plottitle
+set title what.", batch 1 fp32 (autoencoder batch 4) - ".plottitle
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.9 border -1
