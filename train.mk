@@ -61,3 +61,20 @@ dist_noinst_SCRIPTS += bench/train.sh
 bench-train: dnncc$(EXEEXT)
 	$(SAMPLE_ENV) $(TRAIN_ENV) $(SHELL) $(srcdir)/bench/train.sh \
 	$(srcdir)/bench/results/train_fashion.md
+# The sweep of issue 10: epoch time against batch size (16..1024) for three
+# architectures, dnncc's C beside PyTorch at 1 and 2 threads, 50 batches a
+# point (bench/train_sweep.py; BENCH_TRAIN_SWEEP_FLAGS adds options).
+EXTRA_DIST += bench/train_sweep.py bench/train_sweep.gp bench/results/train_sweep.md \
+	bench/results/train_sweep.tsv bench/results/train_sweep.png \
+	bench/results/train_sweep_plot.dat
+BENCH_TRAIN_SWEEP_FLAGS =
+.PHONY: bench-train-sweep
+bench-train: bench-train-sweep
+bench-train-sweep: dnncc$(EXEEXT)
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(TRAIN_ENV) /usr/bin/python3 \
+	$(srcdir)/bench/train_sweep.py --dnncc ./dnncc$(EXEEXT) --srcdir $(srcdir) \
+	--builddir . --out $(srcdir)/bench/results $(BENCH_TRAIN_SWEEP_FLAGS)
+clean-local: clean-train-sweep
+clean-train-sweep:
+	rm -rf bench/train-sweep-out
+.PHONY: clean-train-sweep

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""PyTorch's side of `make bench-train`: trains the same 784-256-128-10 MLP
-as dnncc's trainer (initial parameters read from the same ONNX file, same
-optimizer and batch, images scaled to [0, 1], a seeded shuffle, the last
-partial batch dropped) on the CPU with a given number of threads, and prints
-seconds per epoch and the test accuracy in the trainer's format:
+"""PyTorch's side of `make bench-train`: trains the same MLP (784-256-128-10,
+or any make_model.py --hidden) as dnncc's trainer (initial parameters read
+from the same ONNX file, same optimizer and batch, images scaled to [0, 1],
+a seeded shuffle, the last partial batch dropped) on the CPU with a given
+number of threads, and prints seconds per epoch and the test accuracy in the trainer's format:
   epoch 1: 2.31 s, 25974 images/s, mean loss 0.5123
   test accuracy: 0.8901 (8901/10000)
 
@@ -41,9 +41,14 @@ def main():
     torch.manual_seed(0)
     init = {t.name: torch.from_numpy(numpy_helper.to_array(t).copy())
             for t in onnx.load(a.model).graph.initializer}
-    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 256), torch.nn.ReLU(),
-                                torch.nn.Linear(256, 128), torch.nn.ReLU(),
-                                torch.nn.Linear(128, 10))
+    # The layers from the initializers (make_model.py's Sequential: Flatten,
+    # then Linear at every odd index with ReLU between), so any --hidden works.
+    linear = sorted({int(n.split(".")[0]) for n in init})
+    layers = [torch.nn.Flatten()]
+    for i, k in enumerate(linear):
+        out_f, in_f = init[f"{k}.weight"].shape
+        layers += [torch.nn.Linear(in_f, out_f)] + ([torch.nn.ReLU()] if i + 1 < len(linear) else [])
+    model = torch.nn.Sequential(*layers)
     with torch.no_grad():
         for name, p in model.named_parameters():
             p.copy_(init[name])

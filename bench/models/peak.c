@@ -1,0 +1,207 @@
+/* peak.c - the machine's single-core fp32 peak and read bandwidth, for
+ * `make bench-models` (which states each network's fraction of peak).
+ *
+ *   bench/peak [REPS]    (default 5; best of REPS, thread CPU time)
+ *
+ * Peak: a loop of fused multiply-adds on ACC independent vector accumulators
+ * (more than FMA latency x FMA ports, so the loop is bound by throughput),
+ * for each instruction set the CPU runs: AVX-512 (16 lanes), AVX2 + FMA (8
+ * lanes), and plain C (scalar multiply-add, what the compiler makes of it). 2 flops
+ * per lane per FMA. The best set's figure is the peak.
+ * Read bandwidth: a 256 MiB buffer (far beyond the caches) summed with eight
+ * independent accumulators, vectorised the same way, best of REPS passes.
+ * The best of several is the least disturbed by other jobs on a shared machine;
+ * thread CPU time does not count time the thread was descheduled.
+ *
+ * Prints lines the benchmark reads:
+ *   peak_gflops ISA VALUE
+ *   bandwidth_gbs VALUE
+ * Needs only libc; the vector code is enabled per function (GCC/Clang target
+ * attributes on x86-64) and chosen at run time, so any x86-64 or other CPU
+ * runs it. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 199309L
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_X86 1
+#include <immintrin.h>
+#else
+#define HAVE_X86 0
+#endif
+
+#define ACC 16        /* independent accumulators in the FMA loop */
+#define ITERS 4000000 /* loop trips per measurement */
+
+static double cpu_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static volatile float sink;
+
+/* Each returns the flops it performed. */
+static double fma_c(void)
+{
+	float acc[ACC];
+	float b = 0.999999f, c = 1e-6f;
+	int i, j;
+	for (j = 0; j < ACC; j++)
+		acc[j] = (float)j;
+	for (i = 0; i < ITERS / 4; i++)
+#pragma GCC unroll 16
+		for (j = 0; j < ACC; j++)
+			acc[j] = acc[j] * b + c;
+	for (j = 1; j < ACC; j++)
+		acc[0] += acc[j];
+	sink = acc[0];
+	return 2.0 * ACC * (ITERS / 4);
+}
+
+static double sum_c(const float *p, size_t n)
+{
+	float acc[8] = {0};
+	size_t i;
+	int j;
+	for (i = 0; i + 8 <= n; i += 8)
+		for (j = 0; j < 8; j++)
+			acc[j] += p[i + j];
+	for (j = 1; j < 8; j++)
+		acc[0] += acc[j];
+	return acc[0];
+}
+
+#if HAVE_X86
+__attribute__((target("avx512f"))) static double fma_avx512(void)
+{
+	__m512 acc[ACC];
+	__m512 b = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-6f);
+	int i, j;
+	for (j = 0; j < ACC; j++)
+		acc[j] = _mm512_set1_ps((float)j);
+	for (i = 0; i < ITERS; i++)
+#pragma GCC unroll 16
+		for (j = 0; j < ACC; j++)
+			acc[j] = _mm512_fmadd_ps(acc[j], b, c);
+	for (j = 1; j < ACC; j++)
+		acc[0] = _mm512_add_ps(acc[0], acc[j]);
+	sink = _mm512_reduce_add_ps(acc[0]);
+	return 2.0 * 16 * ACC * ITERS;
+}
+
+__attribute__((target("avx2,fma"))) static double fma_avx2(void)
+{
+	__m256 acc[ACC];
+	__m256 b = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
+	float out[8];
+	int i, j;
+	for (j = 0; j < ACC; j++)
+		acc[j] = _mm256_set1_ps((float)j);
+	for (i = 0; i < ITERS; i++)
+#pragma GCC unroll 16
+		for (j = 0; j < ACC; j++)
+			acc[j] = _mm256_fmadd_ps(acc[j], b, c);
+	for (j = 1; j < ACC; j++)
+		acc[0] = _mm256_add_ps(acc[0], acc[j]);
+	_mm256_storeu_ps(out, acc[0]);
+	sink = out[0];
+	return 2.0 * 8 * ACC * ITERS;
+}
+
+__attribute__((target("avx512f"))) static double sum_avx512(const float *p, size_t n)
+{
+	__m512 a[8];
+	size_t i;
+	int j;
+	for (j = 0; j < 8; j++)
+		a[j] = _mm512_setzero_ps();
+	for (i = 0; i + 128 <= n; i += 128)
+		for (j = 0; j < 8; j++)
+			a[j] = _mm512_add_ps(a[j], _mm512_loadu_ps(p + i + 16 * j));
+	for (j = 1; j < 8; j++)
+		a[0] = _mm512_add_ps(a[0], a[j]);
+	return _mm512_reduce_add_ps(a[0]);
+}
+
+__attribute__((target("avx2"))) static double sum_avx2(const float *p, size_t n)
+{
+	__m256 a[8];
+	float out[8];
+	size_t i;
+	int j;
+	for (j = 0; j < 8; j++)
+		a[j] = _mm256_setzero_ps();
+	for (i = 0; i + 64 <= n; i += 64)
+		for (j = 0; j < 8; j++)
+			a[j] = _mm256_add_ps(a[j], _mm256_loadu_ps(p + i + 8 * j));
+	for (j = 1; j < 8; j++)
+		a[0] = _mm256_add_ps(a[0], a[j]);
+	_mm256_storeu_ps(out, a[0]);
+	return out[0];
+}
+#endif
+
+static double best_gflops(double (*f)(void), int reps)
+{
+	double best = 0;
+	int r;
+	for (r = 0; r < reps; r++) {
+		double t0 = cpu_now(), flops = f(), t = cpu_now() - t0;
+		if (t > 0 && flops / t > best)
+			best = flops / t;
+	}
+	return 1e-9 * best;
+}
+
+int main(int argc, char **argv)
+{
+	int reps = argc > 1 ? atoi(argv[1]) : 5;
+	const size_t n = (size_t)64 << 20; /* floats: 256 MiB */
+	double (*sum)(const float *, size_t) = sum_c;
+	const char *sum_isa = "c";
+	double best = 1e30, total = 0;
+	float *buf;
+	size_t i;
+	int r;
+
+	if (reps < 1)
+		reps = 1;
+	printf("peak_gflops c %.2f\n", best_gflops(fma_c, reps));
+#if HAVE_X86
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+		printf("peak_gflops avx2 %.2f\n", best_gflops(fma_avx2, reps));
+		sum = sum_avx2;
+		sum_isa = "avx2";
+	}
+	if (__builtin_cpu_supports("avx512f")) {
+		printf("peak_gflops avx512 %.2f\n", best_gflops(fma_avx512, reps));
+		sum = sum_avx512;
+		sum_isa = "avx512";
+	}
+#endif
+	fflush(stdout);
+	buf = malloc(n * sizeof *buf);
+	if (!buf) {
+		fprintf(stderr, "peak: no memory for the 256 MiB bandwidth buffer\n");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		buf[i] = (float)(i & 7);
+	for (r = 0; r < reps; r++) {
+		double t0 = cpu_now(), t;
+		total += sum(buf, n);
+		t = cpu_now() - t0;
+		best = t < best ? t : best;
+	}
+	sink = (float)total;
+	printf("bandwidth_gbs %.2f\n", 1e-9 * (double)(n * sizeof *buf) / best);
+	printf("bandwidth_isa %s\n", sum_isa);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,123 @@
+/* time_main.c - times the code dnncc generated for one model, for
+ * `make bench-models`. Compiled together with the model's C file, which must
+ * have been generated with `--name model` and have one input and one output:
+ *
+ *   run INPUT.bin OUTPUT.bin RUNS MIN_SECONDS
+ *
+ * INPUT.bin holds model_input_sizes[0] raw float32 values (host byte order:
+ * the benchmark writes and reads them on the same machine). The first
+ * model_run is timed alone (it pays the page faults of the arena and the
+ * first touch of the weights), then two warm-up calls, then calls timed one
+ * by one until both RUNS calls and MIN_SECONDS have passed (at most 1000),
+ * on the wall clock (CLOCK_MONOTONIC), and each call's process CPU time
+ * (CLOCK_PROCESS_CPUTIME_ID, all threads), like bench/models/timing.py does
+ * for the Python engines. Prints one line
+ *   RESULT {"first_ms": F, "median_ms": M, "min_ms": A, "max_ms": B, "runs": N,
+ *           "cpu_ms": C}
+ * and writes the last call's output to OUTPUT.bin. */
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "model.h"
+
+#define MAX_RUNS 1000
+
+static double clock_s(clockid_t id)
+{
+	struct timespec t;
+	clock_gettime(id, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double now(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+static double median(const double *sorted, int n)
+{
+	return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static float *read_floats(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "rb");
+	float *p = malloc(n * sizeof *p);
+	int ok = f && p && fread(p, sizeof *p, n, f) == n && getc(f) == EOF;
+	if (f)
+		fclose(f);
+	if (!ok) {
+		fprintf(stderr, "%s: cannot read exactly %lu float32 values\n", path, (unsigned long)n);
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	static double samples[MAX_RUNS], cpu[MAX_RUNS];
+	float *x, *y;           /* the input and output tensors, dense, model layout */
+	const float *in[1];
+	float *out[1];
+	double t0, c0, first, start;
+	int runs, n = 0, i;
+	FILE *f;
+
+	if (MODEL_NUM_INPUTS != 1 || MODEL_NUM_OUTPUTS != 1) {
+		fprintf(stderr, "time_main: the model must have one input and one output\n");
+		return 2;
+	}
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s INPUT.bin OUTPUT.bin RUNS MIN_SECONDS\n", argv[0]);
+		return 2;
+	}
+	x = read_floats(argv[1], model_input_sizes[0]);
+	y = malloc(model_output_sizes[0] * sizeof *y);
+	if (!x || !y)
+		return 1;
+	in[0] = x;
+	out[0] = y;
+	runs = atoi(argv[3]);
+
+	t0 = now();
+	if (model_run(in, out) != 0) {
+		fprintf(stderr, "time_main: model_run failed\n");
+		return 3;
+	}
+	first = now() - t0;
+	for (i = 0; i < 2; i++)
+		model_run(in, out);
+	start = now();
+	while (n < MAX_RUNS && (n < runs || now() - start < atof(argv[4]))) {
+		c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+		t0 = now();
+		model_run(in, out);
+		samples[n] = now() - t0;
+		cpu[n++] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	}
+	qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+	qsort(cpu, (size_t)n, sizeof *cpu, cmp_double);
+	printf("RESULT {\"first_ms\": %.6f, \"median_ms\": %.6f, \"min_ms\": %.6f, "
+	       "\"max_ms\": %.6f, \"runs\": %d, \"cpu_ms\": %.6f}\n",
+	       1e3 * first, 1e3 * median(samples, n), 1e3 * samples[0], 1e3 * samples[n - 1], n,
+	       1e3 * median(cpu, n));
+
+	f = fopen(argv[2], "wb");
+	if (!f || fwrite(y, sizeof *y, model_output_sizes[0], f) != model_output_sizes[0] ||
+	    fclose(f) != 0) {
+		fprintf(stderr, "%s: write failed\n", argv[2]);
+		return 1;
+	}
+	free(x);
+	free(y);
+	return 0;
+}
