@@ -70,6 +70,9 @@
 #define RT_DWR_UNROLL_
 #endif
 
+/* The identity permutation's index vector (multiplier 1). */
+static const int rt_dwr_zidx_[16] = {0};
+
 /* Output pixels per tile: T accumulators. */
 #define RT_DWR_T_ 8
 
@@ -253,22 +256,28 @@ static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v
  *   y:    out: output pixel j0 at the slot's first channel; pixel j0+t at
  *         y + t*ys, for t < np
  *   ko, on: output lanes   full: write all lanes, zero outside ko
- *   masked, perm: constants after inlining: masked loads (borders, channel
- *         tails), permuted input (multiplier > 1; implies masked)
- * The input columns are walked with one pointer, so the only integer state
- * is that pointer and the column index. */
+ *   masked, tail, perm: constants after inlining: masked tiles test each
+ *         column against the row (a predictable branch; columns outside are
+ *         zero, their memory is not touched); tail: load only the ki lanes
+ *         (channel tail); perm: permute the input (multiplier > 1); tail and
+ *         perm imply masked
+ * The input columns are walked with one pointer or offset, so the only
+ * integer state is that and the column bits. */
 #define RT_DWR_TILE_(X, VL, KS, SS)                                                         \
 	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_tile_##X##_##KS##SS(             \
 	    const struct rt_conv2d *p, const float *x, size_t rs, int xs, int nu, int col0,        \
 	    const float *wq, int Mp, rt_dwr_v_##X vb, rt_dwr_k_##X ki, rt_dwr_p_##X pm, float *y, \
-	    int ys, int np, rt_dwr_k_##X ko, int on, int full, int masked, int perm)               \
+	    int ys, int np, rt_dwr_k_##X ko, int on, int full, int masked, int tail, int perm)     \
 	{                                                                                       \
 		enum { T = RT_DWR_T_, NC = (RT_DWR_T_ - 1) * SS + KS };                             \
 		rt_dwr_v_##X a[RT_DWR_T_];                                                          \
 		RT_DWR_UNROLL_                                                                      \
 		for (int t = 0; t < T; t++)                                                         \
 			a[t] = vb;                                                                      \
-		const rt_dwr_k_##X knone = rt_dwr_kmask_##X(0);                                     \
+		/* bit k: input column col0 + k lies inside the row (NC <= 19 bits) */              \
+		const int klo = col0 < 0 ? -col0 : 0, khi = p->W - col0;                            \
+		const unsigned okb = (khi >= NC ? (1u << NC) - 1u : khi <= 0 ? 0u : (1u << khi) - 1u) & \
+		                     ~(klo >= NC ? (1u << NC) - 1u : (1u << klo) - 1u);             \
 		const float *xu = x;                         /* input row of tap row u0 + u */      \
 		const float *wu = wq;                        /* its weights */                      \
 		for (int u = 0; u < nu; u++, xu += rs, wu += (size_t)KS * Mp) {                     \
@@ -277,17 +286,20 @@ static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v
 			for (int v = 0; v < KS; v++)                                                    \
 				w[v] = rt_dwr_load_##X(wu + (size_t)v * Mp);                                \
 			const float *xc = masked ? xu : xu + (ptrdiff_t)col0 * xs;                      \
+			ptrdiff_t off = (ptrdiff_t)col0 * xs;      /* column col0 + k, masked */         \
 			RT_DWR_UNROLL_                                                                  \
 			for (int k = 0; k < NC; k++) {                                                  \
 				/* input column col0 + k feeds pixel t through tap v = k - t*SS */          \
 				rt_dwr_v_##X xv;                                                            \
 				if (masked) {                                                               \
-					const int col = col0 + k;                                               \
-					const int ok = (unsigned)col < (unsigned)p->W;                          \
-					xv = rt_dwr_loadk_##X(ok ? ki : knone,                                  \
-					                      xu + (ptrdiff_t)(ok ? col : 0) * xs);             \
-					if (perm)                                                               \
-						xv = rt_dwr_perm_##X(pm, xv);                                       \
+					if ((okb >> k) & 1u) {                                                  \
+						xv = tail ? rt_dwr_loadk_##X(ki, xu + off) : rt_dwr_load_##X(xu + off); \
+						if (perm)                                                           \
+							xv = rt_dwr_perm_##X(pm, xv);                                   \
+					} else {                                                                \
+						xv = rt_dwr_zero_##X();                                             \
+					}                                                                       \
+					off += xs;                                                              \
 				} else {                                                                    \
 					xv = rt_dwr_load_##X(xc);                                               \
 					xc += xs;                                                               \
@@ -321,13 +333,16 @@ static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v
 			float *yt = y + (size_t)j0 * ys;                                                \
 			if (mode == 2)                                                                  \
 				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
-				                           ys, np, ko, on, full, 1, 1);                     \
-			else if (mode == 1 || col0 < 0 || col0 + NC > p->W)                             \
+				                           ys, np, ko, on, full, 1, 1, 1);                  \
+			else if (mode == 1)                                                             \
 				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
-				                           ys, np, ko, on, full, 1, 0);                     \
+				                           ys, np, ko, on, full, 1, 1, 0);                  \
+			else if (col0 < 0 || col0 + NC > p->W)                                          \
+				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
+				                           ys, np, ko, on, full, 1, 0, 0);                  \
 			else                                                                            \
 				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
-				                           ys, np, ko, on, full, 0, 0);                     \
+				                           ys, np, ko, on, full, 0, 0, 0);                  \
 		}                                                                                   \
 	}
 
@@ -400,7 +415,7 @@ static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v
 				int idx[16] = {0};                                                          \
 				for (int l = 0; m > 1 && l < VL; l++)                                       \
 					idx[l] = (o0 + l) / m - c0;                                             \
-				const rt_dwr_p_##X pm = rt_dwr_pidx_##X(idx);                               \
+				const rt_dwr_p_##X pm = rt_dwr_pidx_##X(m > 1 ? idx : rt_dwr_zidx_);        \
 				const int mode = m > 1 ? 2 : ci < VL || oc < VL ? 1 : 0;                    \
 				const float *xt = xr + c0;                                                  \
 				const float *wt = wr + o0;                                                  \
