@@ -62,6 +62,11 @@
 #include <arm_neon.h>
 #endif
 
+/* The SIMD layer's functions. Not spelled "static inline" at the start of a
+ * line: the emitter keeps such a function only where kept text calls it by
+ * name, and these are called through names the macros below paste. */
+#define RT_DWR_FN_ static inline RT_DWR_INLINE_
+
 #ifdef __GNUC__
 #define RT_DWR_INLINE_ __attribute__((always_inline))
 #define RT_DWR_UNROLL_ _Pragma("GCC unroll 32")
@@ -83,39 +88,39 @@ static const int rt_dwr_zidx_[16] = {0};
 typedef __m512 rt_dwr_v_z;
 typedef __mmask16 rt_dwr_k_z;
 typedef __m512i rt_dwr_p_z; /* permutation */
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_k_z rt_dwr_kmask_z(int n)
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_k_z rt_dwr_kmask_z(int n)
 {
 	return (__mmask16)(n >= 16 ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_zero_z(void) { return _mm512_setzero_ps(); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_set1_z(float a) { return _mm512_set1_ps(a); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_load_z(const float *q) { return _mm512_loadu_ps(q); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_loadk_z(rt_dwr_k_z k, const float *q)
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_zero_z(void) { return _mm512_setzero_ps(); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_set1_z(float a) { return _mm512_set1_ps(a); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_load_z(const float *q) { return _mm512_loadu_ps(q); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_loadk_z(rt_dwr_k_z k, const float *q)
 {
 	return _mm512_maskz_loadu_ps(k, q);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_fma_z(rt_dwr_v_z a, rt_dwr_v_z b, rt_dwr_v_z c)
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_fma_z(rt_dwr_v_z a, rt_dwr_v_z b, rt_dwr_v_z c)
 {
 	return _mm512_fmadd_ps(a, b, c);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_max_z(rt_dwr_v_z a, rt_dwr_v_z b) { return _mm512_max_ps(a, b); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_min_z(rt_dwr_v_z a, rt_dwr_v_z b) { return _mm512_min_ps(a, b); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z void rt_dwr_store_z(float *q, rt_dwr_v_z v) { _mm512_storeu_ps(q, v); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z void rt_dwr_storek_z(float *q, rt_dwr_k_z k, rt_dwr_v_z v)
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_max_z(rt_dwr_v_z a, rt_dwr_v_z b) { return _mm512_max_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_min_z(rt_dwr_v_z a, rt_dwr_v_z b) { return _mm512_min_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_z void rt_dwr_store_z(float *q, rt_dwr_v_z v) { _mm512_storeu_ps(q, v); }
+RT_DWR_FN_ RT_DWR_ATTR_z void rt_dwr_storek_z(float *q, rt_dwr_k_z k, rt_dwr_v_z v)
 {
 	_mm512_mask_storeu_ps(q, k, v);
 }
 /* all lanes, zero outside k */
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z void rt_dwr_storez_z(float *q, rt_dwr_k_z k, rt_dwr_v_z v)
+RT_DWR_FN_ RT_DWR_ATTR_z void rt_dwr_storez_z(float *q, rt_dwr_k_z k, rt_dwr_v_z v)
 {
 	_mm512_storeu_ps(q, _mm512_maskz_mov_ps(k, v));
 }
 /* lane l of the result is lane idx[l] of v */
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_p_z rt_dwr_pidx_z(const int *idx)
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_p_z rt_dwr_pidx_z(const int *idx)
 {
 	return _mm512_loadu_si512(idx);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_perm_z(rt_dwr_p_z p, rt_dwr_v_z v)
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_perm_z(rt_dwr_p_z p, rt_dwr_v_z v)
 {
 	return _mm512_permutexvar_ps(p, v);
 }
@@ -126,37 +131,37 @@ static inline RT_DWR_INLINE_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_perm_z(rt_dwr_p_z p
 typedef __m256 rt_dwr_v_y;
 typedef __m256i rt_dwr_k_y;
 typedef __m256i rt_dwr_p_y;
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_k_y rt_dwr_kmask_y(int n)
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_k_y rt_dwr_kmask_y(int n)
 {
 	return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_zero_y(void) { return _mm256_setzero_ps(); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_set1_y(float a) { return _mm256_set1_ps(a); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_load_y(const float *q) { return _mm256_loadu_ps(q); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_loadk_y(rt_dwr_k_y k, const float *q)
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_zero_y(void) { return _mm256_setzero_ps(); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_set1_y(float a) { return _mm256_set1_ps(a); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_load_y(const float *q) { return _mm256_loadu_ps(q); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_loadk_y(rt_dwr_k_y k, const float *q)
 {
 	return _mm256_maskload_ps(q, k);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_fma_y(rt_dwr_v_y a, rt_dwr_v_y b, rt_dwr_v_y c)
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_fma_y(rt_dwr_v_y a, rt_dwr_v_y b, rt_dwr_v_y c)
 {
 	return _mm256_fmadd_ps(a, b, c);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_max_y(rt_dwr_v_y a, rt_dwr_v_y b) { return _mm256_max_ps(a, b); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_min_y(rt_dwr_v_y a, rt_dwr_v_y b) { return _mm256_min_ps(a, b); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y void rt_dwr_store_y(float *q, rt_dwr_v_y v) { _mm256_storeu_ps(q, v); }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y void rt_dwr_storek_y(float *q, rt_dwr_k_y k, rt_dwr_v_y v)
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_max_y(rt_dwr_v_y a, rt_dwr_v_y b) { return _mm256_max_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_min_y(rt_dwr_v_y a, rt_dwr_v_y b) { return _mm256_min_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_y void rt_dwr_store_y(float *q, rt_dwr_v_y v) { _mm256_storeu_ps(q, v); }
+RT_DWR_FN_ RT_DWR_ATTR_y void rt_dwr_storek_y(float *q, rt_dwr_k_y k, rt_dwr_v_y v)
 {
 	_mm256_maskstore_ps(q, k, v);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y void rt_dwr_storez_y(float *q, rt_dwr_k_y k, rt_dwr_v_y v)
+RT_DWR_FN_ RT_DWR_ATTR_y void rt_dwr_storez_y(float *q, rt_dwr_k_y k, rt_dwr_v_y v)
 {
 	_mm256_storeu_ps(q, _mm256_and_ps(v, _mm256_castsi256_ps(k)));
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_p_y rt_dwr_pidx_y(const int *idx)
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_p_y rt_dwr_pidx_y(const int *idx)
 {
 	return _mm256_loadu_si256((const __m256i *)(const void *)idx);
 }
-static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_perm_y(rt_dwr_p_y p, rt_dwr_v_y v)
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_perm_y(rt_dwr_p_y p, rt_dwr_v_y v)
 {
 	return _mm256_permutevar8x32_ps(v, p);
 }
@@ -167,11 +172,11 @@ static inline RT_DWR_INLINE_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_perm_y(rt_dwr_p_y p
 typedef float32x4_t rt_dwr_v_n;
 typedef int rt_dwr_k_n;      /* lanes 0 .. k-1 */
 typedef uint8x16_t rt_dwr_p_n; /* byte table of the permutation */
-static inline RT_DWR_INLINE_ rt_dwr_k_n rt_dwr_kmask_n(int n) { return n >= 4 ? 4 : n <= 0 ? 0 : n; }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_zero_n(void) { return vdupq_n_f32(0.0f); }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_set1_n(float a) { return vdupq_n_f32(a); }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_load_n(const float *q) { return vld1q_f32(q); }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_loadk_n(rt_dwr_k_n k, const float *q)
+RT_DWR_FN_ rt_dwr_k_n rt_dwr_kmask_n(int n) { return n >= 4 ? 4 : n <= 0 ? 0 : n; }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_zero_n(void) { return vdupq_n_f32(0.0f); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_set1_n(float a) { return vdupq_n_f32(a); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_load_n(const float *q) { return vld1q_f32(q); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_loadk_n(rt_dwr_k_n k, const float *q)
 {
 	if (k >= 4)
 		return vld1q_f32(q);
@@ -180,35 +185,35 @@ static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_loadk_n(rt_dwr_k_n k, const float
 		t[l] = q[l];
 	return vld1q_f32(t);
 }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_fma_n(rt_dwr_v_n a, rt_dwr_v_n b, rt_dwr_v_n c)
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_fma_n(rt_dwr_v_n a, rt_dwr_v_n b, rt_dwr_v_n c)
 {
 	return vfmaq_f32(c, a, b);
 }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_max_n(rt_dwr_v_n a, rt_dwr_v_n b) { return vmaxq_f32(a, b); }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_min_n(rt_dwr_v_n a, rt_dwr_v_n b) { return vminq_f32(a, b); }
-static inline RT_DWR_INLINE_ void rt_dwr_store_n(float *q, rt_dwr_v_n v) { vst1q_f32(q, v); }
-static inline RT_DWR_INLINE_ void rt_dwr_storek_n(float *q, rt_dwr_k_n k, rt_dwr_v_n v)
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_max_n(rt_dwr_v_n a, rt_dwr_v_n b) { return vmaxq_f32(a, b); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_min_n(rt_dwr_v_n a, rt_dwr_v_n b) { return vminq_f32(a, b); }
+RT_DWR_FN_ void rt_dwr_store_n(float *q, rt_dwr_v_n v) { vst1q_f32(q, v); }
+RT_DWR_FN_ void rt_dwr_storek_n(float *q, rt_dwr_k_n k, rt_dwr_v_n v)
 {
 	float t[4];
 	vst1q_f32(t, v);
 	for (int l = 0; l < k; l++)
 		q[l] = t[l];
 }
-static inline RT_DWR_INLINE_ void rt_dwr_storez_n(float *q, rt_dwr_k_n k, rt_dwr_v_n v)
+RT_DWR_FN_ void rt_dwr_storez_n(float *q, rt_dwr_k_n k, rt_dwr_v_n v)
 {
 	float t[4];
 	vst1q_f32(t, v);
 	for (int l = 0; l < 4; l++)
 		q[l] = l < k ? t[l] : 0.0f;
 }
-static inline RT_DWR_INLINE_ rt_dwr_p_n rt_dwr_pidx_n(const int *idx)
+RT_DWR_FN_ rt_dwr_p_n rt_dwr_pidx_n(const int *idx)
 {
 	unsigned char b[16];
 	for (int l = 0; l < 16; l++)
 		b[l] = (unsigned char)(4 * idx[l / 4] + l % 4);
 	return vld1q_u8(b);
 }
-static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_perm_n(rt_dwr_p_n p, rt_dwr_v_n v)
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_perm_n(rt_dwr_p_n p, rt_dwr_v_n v)
 {
 	return vreinterpretq_f32_u8(vqtbl1q_u8(vreinterpretq_u8_f32(v), p));
 }
@@ -219,23 +224,23 @@ static inline RT_DWR_INLINE_ rt_dwr_v_n rt_dwr_perm_n(rt_dwr_p_n p, rt_dwr_v_n v
 typedef float rt_dwr_v_c;
 typedef int rt_dwr_k_c; /* 1: the lane, 0: none */
 typedef int rt_dwr_p_c; /* one lane: nothing to permute */
-static inline RT_DWR_INLINE_ rt_dwr_k_c rt_dwr_kmask_c(int n) { return n > 0; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_zero_c(void) { return 0.0f; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_set1_c(float a) { return a; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_load_c(const float *q) { return *q; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_loadk_c(rt_dwr_k_c k, const float *q) { return k ? *q : 0.0f; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_fma_c(rt_dwr_v_c a, rt_dwr_v_c b, rt_dwr_v_c c) { return a * b + c; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_max_c(rt_dwr_v_c a, rt_dwr_v_c b) { return a > b ? a : b; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_min_c(rt_dwr_v_c a, rt_dwr_v_c b) { return a < b ? a : b; }
-static inline RT_DWR_INLINE_ void rt_dwr_store_c(float *q, rt_dwr_v_c v) { *q = v; }
-static inline RT_DWR_INLINE_ void rt_dwr_storek_c(float *q, rt_dwr_k_c k, rt_dwr_v_c v)
+RT_DWR_FN_ rt_dwr_k_c rt_dwr_kmask_c(int n) { return n > 0; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_zero_c(void) { return 0.0f; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_set1_c(float a) { return a; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_load_c(const float *q) { return *q; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_loadk_c(rt_dwr_k_c k, const float *q) { return k ? *q : 0.0f; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_fma_c(rt_dwr_v_c a, rt_dwr_v_c b, rt_dwr_v_c c) { return a * b + c; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_max_c(rt_dwr_v_c a, rt_dwr_v_c b) { return a > b ? a : b; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_min_c(rt_dwr_v_c a, rt_dwr_v_c b) { return a < b ? a : b; }
+RT_DWR_FN_ void rt_dwr_store_c(float *q, rt_dwr_v_c v) { *q = v; }
+RT_DWR_FN_ void rt_dwr_storek_c(float *q, rt_dwr_k_c k, rt_dwr_v_c v)
 {
 	if (k)
 		*q = v;
 }
-static inline RT_DWR_INLINE_ void rt_dwr_storez_c(float *q, rt_dwr_k_c k, rt_dwr_v_c v) { *q = k ? v : 0.0f; }
-static inline RT_DWR_INLINE_ rt_dwr_p_c rt_dwr_pidx_c(const int *idx) { return idx[0]; }
-static inline RT_DWR_INLINE_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
+RT_DWR_FN_ void rt_dwr_storez_c(float *q, rt_dwr_k_c k, rt_dwr_v_c v) { *q = k ? v : 0.0f; }
+RT_DWR_FN_ rt_dwr_p_c rt_dwr_pidx_c(const int *idx) { return idx[0]; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 {
 	(void)p;
 	return v;
