@@ -87,7 +87,7 @@ int omp_get_max_threads(void);
 
 static const char *const default_nets[] = {"alexnet", "vgg16", "googlenet", "resnet50"};
 static const char *const all_nets[] = {"alexnet", "vgg16", "googlenet", "resnet50",
-                                       "mobilenetv2"};
+                                       "mobilenetv2", "mobilenetv1_025"};
 
 struct opts {
 	const char *outdir;               /* results directory */
@@ -1237,7 +1237,7 @@ static void usage(void)
 	        "                  [--exclude SUBSTR]... [--quick] [--runs N] [--min-time MS] [--wall]\n"
 	        "  -o DIR          results directory (default bench/results)\n"
 	        "  --net NAME      alexnet, vgg16, googlenet, resnet50 (default: these four) or\n"
-	        "                  mobilenetv2; repeatable\n"
+	        "                  mobilenetv2, mobilenetv1_025; repeatable\n"
 	        "  --layer SUBSTR  only layers whose name contains SUBSTR\n"
 	        "  --prim SUBSTR   only rows whose name contains SUBSTR (sum2d always runs)\n"
 	        "  --exclude SUBSTR  skip rows whose name contains SUBSTR\n"
@@ -1336,7 +1336,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--net") == 0) {
 			if (!known_net(v) || o.n_nets == 8) {
 				fprintf(stderr, "primitives: --net %s: not one of alexnet, vgg16, googlenet, "
-				                "resnet50, mobilenetv2\n", v);
+				                "resnet50, mobilenetv2, mobilenetv1_025\n", v);
 				return 2;
 			}
 			o.nets[o.n_nets++] = v, i++;

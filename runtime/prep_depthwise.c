@@ -86,6 +86,21 @@ void prep_dw_cvec_pack(const struct rt_conv2d *p, int variant,
 			out[t * Mp + o] = o < (size_t)p->M ? w[o * kk + t] : 0.0f;
 }
 
+/* ---- depthwise tiled along the output row (conv_depthwise_rows.c) ------------ */
+
+/* Square 3x3 or 5x5 kernel, equal strides of 1 or 2, dilation 1 (the kernel's
+ * constants); HWC (variant 0) any multiplier, blocked (8, 16) multiplier 1.
+ * Weights packed as for the cvec rows; no workspace. */
+int prep_dw_rows_applies(const struct rt_conv2d *p, int variant)
+{
+	if (!valid_grouping(p) || !prep_is_depthwise(p) || !prep_is_dilation1(p))
+		return 0;
+	if (p->kH != p->kW || (p->kH != 3 && p->kH != 5) || p->sH != p->sW ||
+	    (p->sH != 1 && p->sH != 2))
+		return 0;
+	return variant == 0 || p->M == p->C;
+}
+
 /* ---- grouped convolutions -------------------------------------------------- */
 
 int prep_dw_group_applies(const struct rt_conv2d *p, int variant)

@@ -18,6 +18,11 @@ int prep_dw_cvec_applies(const struct rt_conv2d *p, int variant);
 size_t prep_dw_cvec_packed(const struct rt_conv2d *p, int variant);
 void prep_dw_cvec_pack(const struct rt_conv2d *p, int variant, const float *w, float *out);
 
+/* Depthwise register-tiled along the output row (conv_depthwise_rows.c): 3x3 or 5x5,
+ * stride 1 or 2, dilation 1, any padding; HWC (variant 0, any multiplier), CHW16c / CHW8c
+ * (16 / 8, multiplier 1). Weights packed by prep_dw_cvec_pack; no workspace. */
+int prep_dw_rows_applies(const struct rt_conv2d *p, int variant);
+
 /* Grouped convolutions (group > 1, any kernel, stride, padding, dilation). */
 int prep_dw_group_applies(const struct rt_conv2d *p, int variant);
 /* One GEMM per group on CHW (conv_depthwise_group_gemm_chw.c): weights packed per group with

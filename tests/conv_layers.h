@@ -2,8 +2,9 @@
  * library is tested and benchmarked on (batch 1), from the published
  * architectures: AlexNet as released with BVLC Caffe (227x227, grouped conv2,
  * conv4, conv5), VGG-16 (configuration D), GoogLeNet (inception v1, as in the
- * BVLC deploy file), ResNet-50 (torchvision's v1.5: stride in the 3x3 conv)
- * and MobileNetV2 (width 1.0). Repeated identical layers are listed once with
+ * BVLC deploy file), ResNet-50 (torchvision's v1.5: stride in the 3x3 conv),
+ * MobileNetV2 (width 1.0) and MobileNetV1 at width 0.25 on 96x96 (MLPerf Tiny's
+ * visual wake words model). Repeated identical layers are listed once with
  * their count. */
 #ifndef DNNCC_CONV_LAYERS_H
 #define DNNCC_CONV_LAYERS_H
@@ -142,6 +143,27 @@ static const struct conv_layer conv_layers[] = {
 	{"mobilenetv2", "b15.project", 960, 7, 7, 160, 1, 1, 0, 1, 2},
 	{"mobilenetv2", "b17.project", 960, 7, 7, 320, 1, 1, 0, 1, 1},
 	{"mobilenetv2", "features.18", 320, 7, 7, 1280, 1, 1, 0, 1, 1},
+	/* MobileNetV1, width 0.25, 96x96 input (MLPerf Tiny visual wake words):
+	 * conv0 3x3 s2, then 13 depthwise 3x3 + 1x1 pairs */
+	{"mobilenetv1_025", "conv0", 3, 96, 96, 8, 3, 2, 1, 1, 1},
+	{"mobilenetv1_025", "dw1", 8, 48, 48, 8, 3, 1, 1, 8, 1},
+	{"mobilenetv1_025", "pw1", 8, 48, 48, 16, 1, 1, 0, 1, 1},
+	{"mobilenetv1_025", "dw2", 16, 48, 48, 16, 3, 2, 1, 16, 1},
+	{"mobilenetv1_025", "pw2", 16, 24, 24, 32, 1, 1, 0, 1, 1},
+	{"mobilenetv1_025", "dw3", 32, 24, 24, 32, 3, 1, 1, 32, 1},
+	{"mobilenetv1_025", "pw3", 32, 24, 24, 32, 1, 1, 0, 1, 1},
+	{"mobilenetv1_025", "dw4", 32, 24, 24, 32, 3, 2, 1, 32, 1},
+	{"mobilenetv1_025", "pw4", 32, 12, 12, 64, 1, 1, 0, 1, 1},
+	{"mobilenetv1_025", "dw5", 64, 12, 12, 64, 3, 1, 1, 64, 1},
+	{"mobilenetv1_025", "pw5", 64, 12, 12, 64, 1, 1, 0, 1, 1},
+	{"mobilenetv1_025", "dw6", 64, 12, 12, 64, 3, 2, 1, 64, 1},
+	{"mobilenetv1_025", "pw6", 64, 6, 6, 128, 1, 1, 0, 1, 1},
+	{"mobilenetv1_025", "dw7", 128, 6, 6, 128, 3, 1, 1, 128, 5},
+	{"mobilenetv1_025", "pw7", 128, 6, 6, 128, 1, 1, 0, 1, 5},
+	{"mobilenetv1_025", "dw12", 128, 6, 6, 128, 3, 2, 1, 128, 1},
+	{"mobilenetv1_025", "pw12", 128, 3, 3, 256, 1, 1, 0, 1, 1},
+	{"mobilenetv1_025", "dw13", 256, 3, 3, 256, 3, 1, 1, 256, 1},
+	{"mobilenetv1_025", "pw13", 256, 3, 3, 256, 1, 1, 0, 1, 1},
 };
 
 #define N_CONV_LAYERS ((int)(sizeof conv_layers / sizeof conv_layers[0]))

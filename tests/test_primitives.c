@@ -5,7 +5,9 @@
  * once per shape): 200 random shapes (odd channel counts, 1x1 to 11x11 and
  * non-square kernels, strides 1 to 4, asymmetric padding, dilation, groups,
  * depthwise) plus every conv layer of AlexNet, VGG-16, GoogLeNet, ResNet-50
- * and MobileNetV2 (tests/conv_layers.h). For each shape every applicable
+ * and MobileNetV2 (tests/conv_layers.h), and 64 depthwise shapes around the
+ * register-tiled depthwise rows (3x3 and 5x5, strides 1 and 2, odd channel
+ * counts, multipliers, tiny planes, every padding). For each shape every applicable
  * primitive runs through its real interface: weights packed by its PACK,
  * input converted into its layout, a workspace of WS floats with guard
  * values after it, output converted back to CHW and compared with sum2d.
@@ -104,6 +106,43 @@ static struct shape random_shape(int k)
 	p->alpha = p->act == RT_ACT_CLIP ? -0.5f : 0.1f;
 	p->beta = 0.5f;
 	s.what = "random";
+	return s;
+}
+
+/* Depthwise shape k of N_DEPTHWISE: what the register-tiled depthwise rows
+ * take (3x3 and 5x5, strides 1 and 2, dilation 1) with everything around
+ * them varied: channel counts below, at, above and past the vector widths
+ * (4, 8, 16), multipliers 1 to 3, planes from 1 pixel to wider than two
+ * tiles of 8, every padding up to the kernel's reach on each side, batch 2
+ * and every epilogue. Deterministic per k. */
+#define N_DEPTHWISE 64
+static struct shape depthwise_shape(int k)
+{
+	static const int channels[] = {2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40, 48};
+	static const int acts[] = {RT_ACT_RELU, RT_ACT_NONE, RT_ACT_LEAKY_RELU, RT_ACT_CLIP,
+	                           RT_ACT_SIGMOID};
+	struct shape s;
+	struct rt_conv2d *p = &s.p;
+	memset(&s, 0, sizeof s);
+	rng_state = 0x2545f4914f6cdd1dULL * (unsigned long long)(k + 7);
+	do {
+		p->N = k % 11 == 5 ? 2 : 1;
+		p->C = p->group = channels[rnd() % (sizeof channels / sizeof channels[0])];
+		p->M = p->C * (k % 4 == 3 ? rnd_in(2, 3) : 1);
+		p->kH = p->kW = k % 2 ? 5 : 3;
+		p->sH = p->sW = k % 4 < 2 ? 1 : 2;
+		p->dH = p->dW = 1;
+		p->H = k % 8 == 6 ? rnd_in(1, 3) : rnd_in(1, 21);
+		p->W = k % 8 == 7 ? rnd_in(1, 3) : rnd_in(1, 21);
+		p->padT = rnd_in(0, p->kH - 1);
+		p->padL = rnd_in(0, p->kW - 1);
+		p->oH = out_dim(p->H, p->kH, p->sH, 1, p->padT, rnd_in(0, p->kH - 1));
+		p->oW = out_dim(p->W, p->kW, p->sW, 1, p->padL, rnd_in(0, p->kW - 1));
+	} while (p->oH <= 0 || p->oW <= 0);
+	p->act = acts[k % 5];
+	p->alpha = p->act == RT_ACT_CLIP ? -0.5f : 0.1f;
+	p->beta = 0.5f;
+	s.what = "depthwise";
 	return s;
 }
 
@@ -410,6 +449,21 @@ static void skip_unless_supported(int isa)
 		s.p.isa = ISA;                                                                \
 		if (ISA == RT_SGEMM_ISA_C)                                                    \
 			check_baseline(&s);                                                       \
+		check_shape(&s);                                                              \
+	}                                                                                 \
+	ParameterizedTestParameters(primitives, depthwise_shapes_##sfx)                   \
+	{                                                                                 \
+		static int idx[N_DEPTHWISE];                                                  \
+		return shape_params(ISA, N_DEPTHWISE, 0, idx);                                \
+	}                                                                                 \
+	ParameterizedTest(int *k, primitives, depthwise_shapes_##sfx)                     \
+	{                                                                                 \
+		skip_unless_supported(ISA);                                                   \
+		struct shape s = depthwise_shape(*k);                                         \
+		const struct rt_prim *rows = rt_prim_find("conv_depthwise_rows_hwc");         \
+		cr_assert(rows && rows->applies(&s.p, rows->variant),                         \
+		          "depthwise shape %d is not one the rows take", *k);                 \
+		s.p.isa = ISA;                                                                \
 		check_shape(&s);                                                              \
 	}                                                                                 \
 	ParameterizedTestParameters(primitives, network_layers_##sfx)                     \

@@ -1,0 +1,527 @@
+/* conv_depthwise_rows.c - depthwise convolution register-tiled along the
+ * output row, vectorised across channels, on HWC and blocked CHW16c / CHW8c
+ * (rows conv_depthwise_rows_hwc, conv_depthwise_rows_chw16c and
+ * conv_depthwise_rows_chw8c of fam_depthwise.def).
+ *
+ * Depthwise means group == C; output channel o reads input channel o/m,
+ * m = M/C the channel multiplier (ONNX Conv with group = C). Textbook:
+ *   y[o][i][j] = b[o] + sum over u, v < K of
+ *                w[o][0][u][v] * x[o/m][i*S - padT + u][j*S - padL + v]
+ * (reads outside the input are zero), then the epilogue.
+ *
+ * What changes against that loop nest and against conv_depthwise_cvec.c:
+ * - K (3 or 5) and S (1 or 2) are constants of the kernel (square kernel,
+ *   equal strides, dilation 1), so a tile of T output pixels of one row
+ *   (T = 8) reads the (T-1)*S + K input columns of a tap row once each and
+ *   feeds every tap that reads it from registers: for 3x3 stride 1, 10 loads
+ *   for 24 multiply-adds, with T accumulators, K weights and one input in
+ *   registers.
+ * - Padding costs no branch and no separate border code: a column outside
+ *   the input is a load with an empty mask (zero, and no memory touched), a
+ *   tap row outside the input is skipped for the whole output row. Only a
+ *   tile that reaches a border, or a channel tail, uses masked loads; every
+ *   other tile loads plainly. The last tile of a row computes T pixels and
+ *   stores the ones that exist. So a 7x7 plane is 7 tile calls per vector of
+ *   channels, against 9 rectangles of special cases in conv_depthwise_cvec.c;
+ *   that per-call overhead is what made the small late layers of MobileNets
+ *   slow.
+ * - The image is seen as a "view": input pixel (h, w) at xb[(h*W + w)*xs],
+ *   output pixel (i, j) at yb[(i*oW + j)*ys], channels contiguous from
+ *   there. HWC is one view (xs = C, ys = M); a blocked image is one view per
+ *   block of B channels (xs = ys = B), whose output lanes past M are written
+ *   as zero. Inside a view, tiles go in raster order and, for each tile, the
+ *   vectors of channels (slots) one after the other, so a tile's input rows
+ *   stay in L1 while every slot reads them.
+ * - A multiplier m > 1 (HWC only): output slot o0 .. o0+VL-1 reads input
+ *   channels (o0 + l)/m, a window starting at o0/m; the loaded window is
+ *   permuted into place (one permute per input load).
+ * Weights: packed tap-major as for conv_depthwise_cvec.c, [K*K][Mp] with Mp =
+ * M rounded up to 16 (prep_dw_cvec_pack), so a tap's weights for a slot are
+ * one load. No workspace.
+ *
+ * One source for every ISA: the tile, the view and the image loops are
+ * written once (RT_DWR_DEFINE_) over a thin SIMD layer of static inline
+ * functions with an ISA suffix (vector type V, mask type K, VL lanes):
+ *   z  AVX-512F, 16 lanes, masks __mmask16 (masked loads suppress faults)
+ *   y  AVX2 + FMA, 8 lanes, masks as vectors (vmaskmovps suppresses faults);
+ *      also the 8-channel blocks (CHW8c) of an AVX-512 target
+ *   n  NEON (AArch64), 4 lanes; a mask is a lane count, partial loads go
+ *      lane by lane
+ *   c  portable C, 1 lane (the tile is then a scalar loop nest with T
+ *      accumulators), used for RT_SGEMM_ISA_C and Cortex-M
+ * chosen by p->isa (a constant in generated code). */
+#include "runtime/rt_types.h"
+#include "runtime/sgemm.h"
+
+#include <stddef.h>
+
+#if RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2
+#include <immintrin.h>
+#endif
+#if RT_SGEMM_HAVE_NEON
+#include <arm_neon.h>
+#endif
+
+/* The SIMD layer's functions. Not spelled "static inline" at the start of a
+ * line: the emitter keeps such a function only where kept text calls it by
+ * name, and these are called through names the macros below paste. */
+#define RT_DWR_FN_ static inline RT_DWR_INLINE_
+
+#ifdef __GNUC__
+#define RT_DWR_INLINE_ __attribute__((always_inline))
+#define RT_DWR_UNROLL_ _Pragma("GCC unroll 32")
+#else
+#define RT_DWR_INLINE_
+#define RT_DWR_UNROLL_
+#endif
+
+/* The identity permutation's index vector (multiplier 1). */
+static const int rt_dwr_zidx_[16] = {0};
+
+/* Output pixels per tile: T accumulators. */
+#define RT_DWR_T_ 8
+
+/* ---- the SIMD layer ------------------------------------------------------ */
+
+#if RT_SGEMM_HAVE_AVX512
+#define RT_DWR_ATTR_z __attribute__((target("avx512f")))
+typedef __m512 rt_dwr_v_z;
+typedef __mmask16 rt_dwr_k_z;
+typedef __m512i rt_dwr_p_z; /* permutation */
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_k_z rt_dwr_kmask_z(int n)
+{
+	return (__mmask16)(n >= 16 ? 0xFFFFu : n <= 0 ? 0u : (1u << n) - 1u);
+}
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_zero_z(void) { return _mm512_setzero_ps(); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_set1_z(float a) { return _mm512_set1_ps(a); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_load_z(const float *q) { return _mm512_loadu_ps(q); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_loadk_z(rt_dwr_k_z k, const float *q)
+{
+	return _mm512_maskz_loadu_ps(k, q);
+}
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_fma_z(rt_dwr_v_z a, rt_dwr_v_z b, rt_dwr_v_z c)
+{
+	return _mm512_fmadd_ps(a, b, c);
+}
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_max_z(rt_dwr_v_z a, rt_dwr_v_z b) { return _mm512_max_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_min_z(rt_dwr_v_z a, rt_dwr_v_z b) { return _mm512_min_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_z void rt_dwr_store_z(float *q, rt_dwr_v_z v) { _mm512_storeu_ps(q, v); }
+RT_DWR_FN_ RT_DWR_ATTR_z void rt_dwr_storek_z(float *q, rt_dwr_k_z k, rt_dwr_v_z v)
+{
+	_mm512_mask_storeu_ps(q, k, v);
+}
+/* all lanes, zero outside k */
+RT_DWR_FN_ RT_DWR_ATTR_z void rt_dwr_storez_z(float *q, rt_dwr_k_z k, rt_dwr_v_z v)
+{
+	_mm512_storeu_ps(q, _mm512_maskz_mov_ps(k, v));
+}
+/* lane l of the result is lane idx[l] of v */
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_p_z rt_dwr_pidx_z(const int *idx)
+{
+	return _mm512_loadu_si512(idx);
+}
+RT_DWR_FN_ RT_DWR_ATTR_z rt_dwr_v_z rt_dwr_perm_z(rt_dwr_p_z p, rt_dwr_v_z v)
+{
+	return _mm512_permutexvar_ps(p, v);
+}
+#endif
+
+#if RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2
+#define RT_DWR_ATTR_y __attribute__((target("avx2,fma")))
+typedef __m256 rt_dwr_v_y;
+typedef __m256i rt_dwr_k_y;
+typedef __m256i rt_dwr_p_y;
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_k_y rt_dwr_kmask_y(int n)
+{
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_zero_y(void) { return _mm256_setzero_ps(); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_set1_y(float a) { return _mm256_set1_ps(a); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_load_y(const float *q) { return _mm256_loadu_ps(q); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_loadk_y(rt_dwr_k_y k, const float *q)
+{
+	return _mm256_maskload_ps(q, k);
+}
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_fma_y(rt_dwr_v_y a, rt_dwr_v_y b, rt_dwr_v_y c)
+{
+	return _mm256_fmadd_ps(a, b, c);
+}
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_max_y(rt_dwr_v_y a, rt_dwr_v_y b) { return _mm256_max_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_min_y(rt_dwr_v_y a, rt_dwr_v_y b) { return _mm256_min_ps(a, b); }
+RT_DWR_FN_ RT_DWR_ATTR_y void rt_dwr_store_y(float *q, rt_dwr_v_y v) { _mm256_storeu_ps(q, v); }
+RT_DWR_FN_ RT_DWR_ATTR_y void rt_dwr_storek_y(float *q, rt_dwr_k_y k, rt_dwr_v_y v)
+{
+	_mm256_maskstore_ps(q, k, v);
+}
+RT_DWR_FN_ RT_DWR_ATTR_y void rt_dwr_storez_y(float *q, rt_dwr_k_y k, rt_dwr_v_y v)
+{
+	_mm256_storeu_ps(q, _mm256_and_ps(v, _mm256_castsi256_ps(k)));
+}
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_p_y rt_dwr_pidx_y(const int *idx)
+{
+	return _mm256_loadu_si256((const __m256i *)(const void *)idx);
+}
+RT_DWR_FN_ RT_DWR_ATTR_y rt_dwr_v_y rt_dwr_perm_y(rt_dwr_p_y p, rt_dwr_v_y v)
+{
+	return _mm256_permutevar8x32_ps(v, p);
+}
+#endif
+
+#if RT_SGEMM_HAVE_NEON
+#define RT_DWR_ATTR_n
+typedef float32x4_t rt_dwr_v_n;
+typedef int rt_dwr_k_n;      /* lanes 0 .. k-1 */
+typedef uint8x16_t rt_dwr_p_n; /* byte table of the permutation */
+RT_DWR_FN_ rt_dwr_k_n rt_dwr_kmask_n(int n) { return n >= 4 ? 4 : n <= 0 ? 0 : n; }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_zero_n(void) { return vdupq_n_f32(0.0f); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_set1_n(float a) { return vdupq_n_f32(a); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_load_n(const float *q) { return vld1q_f32(q); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_loadk_n(rt_dwr_k_n k, const float *q)
+{
+	if (k >= 4)
+		return vld1q_f32(q);
+	float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+	for (int l = 0; l < k; l++)
+		t[l] = q[l];
+	return vld1q_f32(t);
+}
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_fma_n(rt_dwr_v_n a, rt_dwr_v_n b, rt_dwr_v_n c)
+{
+	return vfmaq_f32(c, a, b);
+}
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_max_n(rt_dwr_v_n a, rt_dwr_v_n b) { return vmaxq_f32(a, b); }
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_min_n(rt_dwr_v_n a, rt_dwr_v_n b) { return vminq_f32(a, b); }
+RT_DWR_FN_ void rt_dwr_store_n(float *q, rt_dwr_v_n v) { vst1q_f32(q, v); }
+RT_DWR_FN_ void rt_dwr_storek_n(float *q, rt_dwr_k_n k, rt_dwr_v_n v)
+{
+	float t[4];
+	vst1q_f32(t, v);
+	for (int l = 0; l < k; l++)
+		q[l] = t[l];
+}
+RT_DWR_FN_ void rt_dwr_storez_n(float *q, rt_dwr_k_n k, rt_dwr_v_n v)
+{
+	float t[4];
+	vst1q_f32(t, v);
+	for (int l = 0; l < 4; l++)
+		q[l] = l < k ? t[l] : 0.0f;
+}
+RT_DWR_FN_ rt_dwr_p_n rt_dwr_pidx_n(const int *idx)
+{
+	unsigned char b[16];
+	for (int l = 0; l < 16; l++)
+		b[l] = (unsigned char)(4 * idx[l / 4] + l % 4);
+	return vld1q_u8(b);
+}
+RT_DWR_FN_ rt_dwr_v_n rt_dwr_perm_n(rt_dwr_p_n p, rt_dwr_v_n v)
+{
+	return vreinterpretq_f32_u8(vqtbl1q_u8(vreinterpretq_u8_f32(v), p));
+}
+#endif
+
+#if RT_SGEMM_HAVE_C
+#define RT_DWR_ATTR_c
+typedef float rt_dwr_v_c;
+typedef int rt_dwr_k_c; /* 1: the lane, 0: none */
+typedef int rt_dwr_p_c; /* one lane: nothing to permute */
+RT_DWR_FN_ rt_dwr_k_c rt_dwr_kmask_c(int n) { return n > 0; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_zero_c(void) { return 0.0f; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_set1_c(float a) { return a; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_load_c(const float *q) { return *q; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_loadk_c(rt_dwr_k_c k, const float *q) { return k ? *q : 0.0f; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_fma_c(rt_dwr_v_c a, rt_dwr_v_c b, rt_dwr_v_c c) { return a * b + c; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_max_c(rt_dwr_v_c a, rt_dwr_v_c b) { return a > b ? a : b; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_min_c(rt_dwr_v_c a, rt_dwr_v_c b) { return a < b ? a : b; }
+RT_DWR_FN_ void rt_dwr_store_c(float *q, rt_dwr_v_c v) { *q = v; }
+RT_DWR_FN_ void rt_dwr_storek_c(float *q, rt_dwr_k_c k, rt_dwr_v_c v)
+{
+	if (k)
+		*q = v;
+}
+RT_DWR_FN_ void rt_dwr_storez_c(float *q, rt_dwr_k_c k, rt_dwr_v_c v) { *q = k ? v : 0.0f; }
+RT_DWR_FN_ rt_dwr_p_c rt_dwr_pidx_c(const int *idx) { return idx[0]; }
+RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
+{
+	(void)p;
+	return v;
+}
+#endif
+
+/* ---- the kernel, once, for ISA suffix X with VL lanes ------------------- */
+
+/* RT_DWR_TILE_(X, VL, KS, SS): T output pixels j0 .. j0+T-1 of one output row
+ * and one slot (vector of output channels), kernel KS x KS, stride SS.
+ *   x:    the input at tap row u0's row, column 0, the slot's first input
+ *         channel; tap row u0 + u at x + u*rs
+ *   nu:   tap rows inside the input (u0 .. u0+nu-1)
+ *   col0: input column of tap 0 of pixel j0 (j0*SS - padL; may be < 0)
+ *   wq:   packed weights at tap (u0, 0), the slot's first output channel
+ *   vb:   the bias vector (zero lanes outside the slot)
+ *   ki:   lanes of input to load (masked loads only)   pm: permutation
+ *   y:    out: output pixel j0 at the slot's first channel; pixel j0+t at
+ *         y + t*ys, for t < np
+ *   ko, on: output lanes   full: write all lanes, zero outside ko
+ *   masked, tail, perm: constants after inlining: masked tiles test each
+ *         column against the row (a predictable branch; columns outside are
+ *         zero, their memory is not touched); tail: load only the ki lanes
+ *         (channel tail); perm: permute the input (multiplier > 1); tail and
+ *         perm imply masked
+ * The input columns are walked with one pointer or offset, so the only
+ * integer state is that and the column bits. */
+#define RT_DWR_TILE_(X, VL, KS, SS)                                                         \
+	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_tile_##X##_##KS##SS(             \
+	    const struct rt_conv2d *p, const float *x, size_t rs, int xs, int nu, int col0,        \
+	    const float *wq, int Mp, rt_dwr_v_##X vb, rt_dwr_k_##X ki, rt_dwr_p_##X pm, float *y, \
+	    int ys, int np, rt_dwr_k_##X ko, int on, int full, int masked, int tail, int perm)     \
+	{                                                                                       \
+		enum { T = RT_DWR_T_, NC = (RT_DWR_T_ - 1) * SS + KS };                             \
+		rt_dwr_v_##X a[RT_DWR_T_];                                                          \
+		RT_DWR_UNROLL_                                                                      \
+		for (int t = 0; t < T; t++)                                                         \
+			a[t] = vb;                                                                      \
+		/* bit k: input column col0 + k lies inside the row (NC <= 19 bits) */              \
+		const int klo = col0 < 0 ? -col0 : 0, khi = p->W - col0;                            \
+		const unsigned okb = (khi >= NC ? (1u << NC) - 1u : khi <= 0 ? 0u : (1u << khi) - 1u) & \
+		                     ~(klo >= NC ? (1u << NC) - 1u : (1u << klo) - 1u);             \
+		const float *xu = x;                         /* input row of tap row u0 + u */      \
+		const float *wu = wq;                        /* its weights */                      \
+		for (int u = 0; u < nu; u++, xu += rs, wu += (size_t)KS * Mp) {                     \
+			rt_dwr_v_##X w[KS];                                                             \
+			RT_DWR_UNROLL_                                                                  \
+			for (int v = 0; v < KS; v++)                                                    \
+				w[v] = rt_dwr_load_##X(wu + (size_t)v * Mp);                                \
+			const float *xc = masked ? xu : xu + (ptrdiff_t)col0 * xs;                      \
+			ptrdiff_t off = (ptrdiff_t)col0 * xs;      /* column col0 + k, masked */         \
+			RT_DWR_UNROLL_                                                                  \
+			for (int k = 0; k < NC; k++) {                                                  \
+				/* input column col0 + k feeds pixel t through tap v = k - t*SS */          \
+				rt_dwr_v_##X xv;                                                            \
+				if (masked) {                                                               \
+					if ((okb >> k) & 1u) {                                                  \
+						xv = tail ? rt_dwr_loadk_##X(ki, xu + off) : rt_dwr_load_##X(xu + off); \
+						if (perm)                                                           \
+							xv = rt_dwr_perm_##X(pm, xv);                                   \
+					} else {                                                                \
+						xv = rt_dwr_zero_##X();                                             \
+					}                                                                       \
+					off += xs;                                                              \
+				} else {                                                                    \
+					xv = rt_dwr_load_##X(xc);                                               \
+					xc += xs;                                                               \
+				}                                                                           \
+				RT_DWR_UNROLL_                                                              \
+				for (int v = 0; v < KS; v++) {                                              \
+					const int d = k - v;                                                    \
+					if (d >= 0 && d % SS == 0 && d / SS < T)                                \
+						a[d / SS] = rt_dwr_fma_##X(xv, w[v], a[d / SS]);                    \
+				}                                                                           \
+			}                                                                               \
+		}                                                                                   \
+		RT_DWR_UNROLL_                                                                      \
+		for (int t = 0; t < T; t++)                                                         \
+			if (t < np)                                                                     \
+				rt_dwr_st_##X(p, y + (size_t)t * ys, a[t], ko, on, full);                   \
+	}                                                                                       \
+	/* Every tile of one output row for one slot (arguments as above; y: the      \
+	 * row's first pixel; mode 2: multiplier > 1, 1: masked, 0: plain where the   \
+	 * tile lies inside the input). Not inlined: one small function per kernel    \
+	 * keeps its accumulators in registers. */                                     \
+	static RT_DWR_ATTR_##X void rt_dwr_row_##X##_##KS##SS(                                   \
+	    const struct rt_conv2d *p, const float *x, size_t rs, int xs, int nu,                  \
+	    const float *wq, int Mp, rt_dwr_v_##X vb, rt_dwr_k_##X ki, rt_dwr_p_##X pm, float *y, \
+	    int ys, rt_dwr_k_##X ko, int on, int full, int mode)                                   \
+	{                                                                                       \
+		enum { T = RT_DWR_T_, NC = (RT_DWR_T_ - 1) * SS + KS };                             \
+		for (int j0 = 0; j0 < p->oW; j0 += T) {                                             \
+			const int np = p->oW - j0 < T ? p->oW - j0 : T;                                 \
+			const int col0 = j0 * SS - p->padL;                                             \
+			float *yt = y + (size_t)j0 * ys;                                                \
+			if (mode == 2)                                                                  \
+				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
+				                           ys, np, ko, on, full, 1, 1, 1);                  \
+			else if (mode == 1)                                                             \
+				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
+				                           ys, np, ko, on, full, 1, 1, 0);                  \
+			else if (col0 < 0 || col0 + NC > p->W)                                          \
+				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
+				                           ys, np, ko, on, full, 1, 0, 0);                  \
+			else                                                                            \
+				rt_dwr_tile_##X##_##KS##SS(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
+				                           ys, np, ko, on, full, 0, 0, 0);                  \
+		}                                                                                   \
+	}
+
+/* The epilogue and store of one output vector. */
+#define RT_DWR_STORE_(X, VL)                                                                \
+	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_st_##X(                         \
+	    const struct rt_conv2d *p, float *y, rt_dwr_v_##X v, rt_dwr_k_##X ko, int on, int full) \
+	{                                                                                       \
+		switch (p->act) {                                                                   \
+		case RT_ACT_NONE:                                                                   \
+			break;                                                                          \
+		case RT_ACT_RELU:                                                                   \
+			v = rt_dwr_max_##X(v, rt_dwr_zero_##X());                                       \
+			break;                                                                          \
+		case RT_ACT_LEAKY_RELU: /* max(v, 0) + alpha * min(v, 0) */                          \
+			v = rt_dwr_fma_##X(rt_dwr_min_##X(v, rt_dwr_zero_##X()), rt_dwr_set1_##X(p->alpha), \
+			                   rt_dwr_max_##X(v, rt_dwr_zero_##X()));                       \
+			break;                                                                          \
+		case RT_ACT_CLIP:                                                                   \
+			v = rt_dwr_min_##X(rt_dwr_max_##X(v, rt_dwr_set1_##X(p->alpha)),               \
+			                   rt_dwr_set1_##X(p->beta));                                   \
+			break;                                                                          \
+		default: /* no vector form: store, then apply in place */                           \
+			if (full)                                                                       \
+				rt_dwr_storez_##X(y, ko, v);                                                \
+			else                                                                            \
+				rt_dwr_storek_##X(y, ko, v);                                                \
+			for (int l = 0; l < on; l++)                                                    \
+				y[l] = rt_act_apply(p->act, p->alpha, p->beta, y[l]);                       \
+			return;                                                                         \
+		}                                                                                   \
+		if (full)                                                                           \
+			rt_dwr_storez_##X(y, ko, v);                                                    \
+		else if (on >= VL)                                                                  \
+			rt_dwr_store_##X(y, v);                                                         \
+		else                                                                                \
+			rt_dwr_storek_##X(y, ko, v);                                                    \
+	}
+
+/* One view (see the top), output row by output row, slot by slot.
+ *   xb: input [H][W], pixel stride xs      yb: out: [oH][oW], pixel stride ys
+ *   wb: packed weights [K*K][Mp] at the view's first output channel
+ *   bb: bias at the view's first output channel, or NULL
+ *   cv, mv: input and output channels of the view (cv <= 0: an all-padding
+ *   half block)   nslot: vectors of VL output channels per pixel
+ *   m: multiplier   full: blocked output */
+#define RT_DWR_VIEW_(X, VL)                                                                 \
+	static RT_DWR_ATTR_##X void rt_dwr_view_##X(                                             \
+	    const struct rt_conv2d *p, const float *xb, int xs, float *yb, int ys,                 \
+	    const float *wb, int Mp, const float *bb, int cv, int mv, int nslot, int m, int full)  \
+	{                                                                                       \
+		const int K = p->kH, S = p->sH, ks = 10 * K + S;                                    \
+		const size_t rs = (size_t)p->W * xs;                                                \
+		for (int i = 0; i < p->oH; i++) {                                                   \
+			const int ih = i * S - p->padT;                                                 \
+			const int u0 = ih < 0 ? -ih : 0, u1 = p->H - ih < K ? p->H - ih : K;            \
+			const int nu = u1 > u0 ? u1 - u0 : 0;                                           \
+			const float *xr = nu ? xb + (size_t)(ih + u0) * rs : xb;                        \
+			const float *wr = wb + (size_t)(nu ? u0 : 0) * K * Mp;                          \
+			float *yr = yb + (size_t)i * p->oW * ys;                                        \
+			for (int s = 0; s < nslot; s++) {                                               \
+				const int o0 = VL * s, c0 = o0 / m;       /* first output, input */         \
+				int oc = mv - o0 < VL ? mv - o0 : VL;    /* output lanes */                \
+				int ci = (o0 + VL - 1) / m - c0 + 1;     /* input lanes read */             \
+				ci = cv - c0 < ci ? cv - c0 : ci;                                           \
+				oc = oc > 0 ? oc : 0;                                                       \
+				const rt_dwr_k_##X ko = rt_dwr_kmask_##X(oc), ki = rt_dwr_kmask_##X(ci);     \
+				const rt_dwr_v_##X vb =                                                     \
+				    bb && oc > 0 ? rt_dwr_loadk_##X(ko, bb + o0) : rt_dwr_zero_##X();       \
+				int idx[16] = {0};                                                          \
+				for (int l = 0; m > 1 && l < VL; l++)                                       \
+					idx[l] = (o0 + l) / m - c0;                                             \
+				const rt_dwr_p_##X pm = rt_dwr_pidx_##X(m > 1 ? idx : rt_dwr_zidx_);        \
+				const int mode = m > 1 ? 2 : ci < VL || oc < VL ? 1 : 0;                    \
+				const float *xt = xr + c0;                                                  \
+				const float *wt = wr + o0;                                                  \
+				float *yt = yr + o0;                                                        \
+				switch (ks) {                                                               \
+				case 31:                                                                    \
+					rt_dwr_row_##X##_31(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys, ko,  \
+					                    oc, full, mode);                                    \
+					break;                                                                  \
+				case 32:                                                                    \
+					rt_dwr_row_##X##_32(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys, ko,  \
+					                    oc, full, mode);                                    \
+					break;                                                                  \
+				case 51:                                                                    \
+					rt_dwr_row_##X##_51(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys, ko,  \
+					                    oc, full, mode);                                    \
+					break;                                                                  \
+				default:                                                                    \
+					rt_dwr_row_##X##_52(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys, ko,  \
+					                    oc, full, mode);                                    \
+					break;                                                                  \
+				}                                                                           \
+			}                                                                               \
+		}                                                                                   \
+	}
+
+/* All N images: HWC (variant 0) as one view per image; blocked (variants 8,
+ * 16) as one view per block of B channels. */
+#define RT_DWR_ALL_(X, VL)                                                                  \
+	static RT_DWR_ATTR_##X void rt_dwr_all_##X(const struct rt_conv2d *p, int variant,       \
+	                                          const float *x, const float *wp,               \
+	                                          const float *b, float *y)                      \
+	{                                                                                       \
+		const int Mp = (p->M + 15) / 16 * 16;                                               \
+		const size_t xi = (size_t)p->H * p->W, yi = (size_t)p->oH * p->oW;                  \
+		for (int n = 0; n < p->N; n++) {                                                    \
+			if (variant == 8 || variant == 16) {                                            \
+				const int B = variant, nb = (p->C + B - 1) / B;                             \
+				for (int cb = 0; cb < nb; cb++)                                             \
+					rt_dwr_view_##X(p, x + ((size_t)n * nb + cb) * xi * B, B,               \
+					                y + ((size_t)n * nb + cb) * yi * B, B, wp + B * cb, Mp, \
+					                b ? b + B * cb : NULL, p->C - B * cb, p->C - B * cb,   \
+					                B / VL, 1, 1);                                          \
+				continue;                                                                   \
+			}                                                                               \
+			rt_dwr_view_##X(p, x + (size_t)n * xi * p->C, p->C, y + (size_t)n * yi * p->M, \
+			                p->M, wp, Mp, b, p->C, p->M, (p->M + VL - 1) / VL, p->M / p->C, 0); \
+		}                                                                                   \
+	}
+
+#define RT_DWR_DEFINE_(X, VL)                                                               \
+	RT_DWR_STORE_(X, VL)                                                                    \
+	RT_DWR_TILE_(X, VL, 3, 1)                                                               \
+	RT_DWR_TILE_(X, VL, 3, 2)                                                               \
+	RT_DWR_TILE_(X, VL, 5, 1)                                                               \
+	RT_DWR_TILE_(X, VL, 5, 2)                                                               \
+	RT_DWR_VIEW_(X, VL)                                                                     \
+	RT_DWR_ALL_(X, VL)
+
+#if RT_SGEMM_HAVE_AVX512
+RT_DWR_DEFINE_(z, 16)
+#endif
+#if RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2
+RT_DWR_DEFINE_(y, 8)
+#endif
+#if RT_SGEMM_HAVE_NEON
+RT_DWR_DEFINE_(n, 4)
+#endif
+#if RT_SGEMM_HAVE_C
+RT_DWR_DEFINE_(c, 1)
+#endif
+
+RT_FN void rt_conv_depthwise_rows(const struct rt_conv2d *p, int variant,
+                                  const float *x, /* [N][H][W][C] (0) or
+                                                     [N][ceil(C/B)][H][W][B] (B = 8, 16) */
+                                  const float *w, /* packed [K*K][Mp], Mp = M rounded up to 16 */
+                                  const float *b, /* [M] or NULL */
+                                  float *y,       /* out: [N][oH][oW][M] or
+                                                     [N][ceil(M/B)][oH][oW][B] */
+                                  float *ws)      /* unused */
+{
+	(void)ws;
+#if RT_SGEMM_HAVE_AVX512
+	if (p->isa == RT_SGEMM_ISA_AVX512 && variant != 8) {
+		rt_dwr_all_z(p, variant, x, w, b, y);
+		return;
+	}
+#endif
+#if RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2
+	if (p->isa == RT_SGEMM_ISA_AVX512 || p->isa == RT_SGEMM_ISA_AVX2) {
+		rt_dwr_all_y(p, variant, x, w, b, y);
+		return;
+	}
+#endif
+#if RT_SGEMM_HAVE_NEON
+	if (p->isa == RT_SGEMM_ISA_NEON) {
+		rt_dwr_all_n(p, variant, x, w, b, y);
+		return;
+	}
+#endif
+#if RT_SGEMM_HAVE_C
+	rt_dwr_all_c(p, variant, x, w, b, y);
+#endif
+}
