@@ -199,3 +199,9 @@ tests_test_cost_model_SOURCES = tests/test_cost_model.c
 tests_test_cost_model_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_cost_model_LDADD = $(TEST_LDADD)
 endif
+
+# --verify-ilp on AlexNet, VGG-16, GoogLeNet, ResNet-50 and MobileNetV2 with
+# the built-in model and with a measured table (issue 8).
+TESTS += tests/select/verify_ilp.sh
+dist_noinst_SCRIPTS += tests/select/verify_ilp.sh
+EXTRA_DIST += tests/select/costs_xeon.tsv
