@@ -13,6 +13,7 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set logscale y 2
+set yrange [0.5:*]
 set ylabel "speedup over sum2d"
 set grid ytics
 set key outside right top vertical
