@@ -2,7 +2,7 @@
 # 5 and 6: per network, the end-to-end speedup of every strategy over sum2d
 # (log scale), and every strategy's measured time against its predicted one.
 # Run in the results folder: gnuplot plot_strategies.gp (make bench-strategies does).
-set terminal pngcairo size 1400,900 font ",10"
+set terminal pngcairo size 1400,900 font ",10" noenhanced
 set output "strategies.png"
 set datafile separator "\t"
 set datafile missing "-"
