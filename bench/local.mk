@@ -50,3 +50,18 @@ CLEANFILES += bench/calibrate$(EXEEXT)
 .PHONY: bench-fc
 bench-fc: bench/fc$(EXEEXT)
 	./bench/fc$(EXEEXT)
+
+# bench-strategies (issue 8): the paper's Figures 5 and 6, every selection
+# strategy end to end on seven networks with a measured cost table, predicted
+# against measured; bench/strategies.py says how (hours on a loaded machine:
+# BENCH_STRATEGIES_FLAGS="--models resnet18 --strategies pbqp,sum2d" reruns a part).
+BENCH_RESULTS ?= bench/results
+EXTRA_DIST += bench/strategies.py bench/strategies_main.c bench/plot_strategies.gp \
+	bench/results/strategies.tsv bench/results/strategies_speedup.dat \
+	bench/results/strategies.png
+.PHONY: bench-strategies
+bench: bench-strategies
+bench-strategies: dnncc$(EXEEXT)
+	/usr/bin/python3 $(srcdir)/bench/strategies.py --dnncc $(abs_top_builddir)/dnncc$(EXEEXT) \
+		--out $(BENCH_RESULTS) $(BENCH_STRATEGIES_FLAGS)
+	-cd $(BENCH_RESULTS) && gnuplot $(abs_top_srcdir)/bench/plot_strategies.gp 2>&1 | grep -v "no valid points"

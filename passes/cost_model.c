@@ -190,3 +190,21 @@ double cost_transform_us(const struct rt_transform *tr, int N, int C, int H, int
 		c = (C + 7) / 8 * 8;
 	return 2.0 * 4.0 * N * c * H * W / cost_bandwidth * 1e6 + 0.2;
 }
+
+/* Bytes per second one core streams weights that are read once per call and
+ * do not stay in its caches between calls (make bench-fc's "read bandwidth"
+ * on the Xeon: 11-13 GB/s; AlexNet's first classifier layer, 151 MB of
+ * packed weights, ran at 12.4 GB/s inside the network, bench/strategies.py). */
+const double cost_stream_bandwidth = 12e9;
+
+double cost_fc_us(int isa, double M, double N, double K)
+{
+	/* a roofline: gemm_fc and the SGEMM overlap their loads with the FMAs,
+	 * so the slower of the two bounds the call */
+	if (isa < 0 || isa >= RT_SGEMM_ISA_COUNT)
+		isa = RT_SGEMM_ISA_C;
+	double flops = 2.0 * M * N * K;
+	double compute = flops / (cost_gemm_gflops[isa] * GFLOP * gemm_shape(M, N, K));
+	double memory = 4.0 * (N * K + M * K + M * N) / cost_stream_bandwidth;
+	return 1e6 * (compute > memory ? compute : memory) + 0.2;
+}

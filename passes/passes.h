@@ -272,6 +272,10 @@ int cost_vectorised(const struct rt_prim *prim, int isa);   /* inner loop uses i
 double cost_efficiency(const struct rt_prim *prim, int isa); /* eff the row reaches on isa */
 extern const double cost_gemm_gflops[];                     /* [RT_SGEMM_ISA_COUNT] */
 extern const double cost_bandwidth;                         /* bytes/s */
+/* A fully-connected layer, M x K times constant K x N (gemm_fc, or the SGEMM
+ * from 64 rows): the slower of its flops and streaming its weights once. */
+double cost_fc_us(int isa, double M, double N, double K);
+extern const double cost_stream_bandwidth;                  /* bytes/s, weights read once */
 
 /* ---- costs.c ------------------------------------------------------------------
  * What selection asks for a cost: the measured table of opt->costs where it

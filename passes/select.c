@@ -475,6 +475,7 @@ static void select_fc(struct graph *g, const struct options *opt, struct node *n
 	    (opt->blas_openblas || M >= GEMM_SGEMM_MIN_M)) {
 		n->primitive = "gemm_sgemm";
 		n->ws_bytes = rt_sgemm_workspace_size(opt->isa, (int)M, (int)N, (int)K);
+		n->cost_us = cost_fc_us(opt->isa, (double)M, (double)N, (double)K);
 		return;
 	}
 	if (opt->blas_openblas)
@@ -488,6 +489,7 @@ static void select_fc(struct graph *g, const struct options *opt, struct node *n
 	int64_t dims[1] = {(int64_t)nf};
 	n->inputs[1] = ir_new_constant(g, name, DTYPE_F32, 1, dims, data);
 	n->primitive = "gemm_fc";
+	n->cost_us = cost_fc_us(opt->isa, (double)M, (double)N, (double)K);
 }
 
 static void walk_node(struct walk *w, int i)
@@ -883,8 +885,8 @@ static int rivals(struct graph *g, const struct options *opt, struct diag *d, st
 static void report(const struct graph *g, const struct options *opt, const char *strategy,
                    double total, const struct solved *sv, const struct rival *r, int n_r)
 {
-	double convs = 0, transforms = 0;
-	int n_tr = 0;
+	double convs = 0, transforms = 0, fcs = 0;
+	int n_tr = 0, n_fc = 0;
 	printf("selection: strategy %s; costs: %s\n", strategy, costs_source(opt));
 	/* cost first: the layer table after this one is keyed by node name */
 	printf("  %13s  %-40s %s\n", "cost (µs)", "primitive, + transform inserted",
@@ -899,10 +901,16 @@ static void report(const struct graph *g, const struct options *opt, const char 
 			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive ? n->primitive : "reference",
 			       n->name);
 			convs += n->cost_us;
+		} else if ((n->op == OP_GEMM || n->op == OP_MATMUL) && n->primitive) {
+			/* the same whatever the strategy: in the total, not in the objective */
+			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive, n->name);
+			fcs += n->cost_us;
+			n_fc++;
 		}
 	}
-	printf("  predicted: convolutions %.2f µs + %d transforms %.2f µs = %.2f µs\n", convs, n_tr,
-	       transforms, total);
+	/* layers without an estimate (pools, element-wise ops, ...) are not in it */
+	printf("  predicted: convolutions %.2f µs + %d transforms %.2f µs + %d fully-connected "
+	       "%.2f µs = %.2f µs\n", convs, n_tr, transforms, n_fc, fcs, total + fcs);
 	if (sv)
 		printf("  pbqp: %d nodes, %d edges; reductions R0 %d, RI %d, RII %d, RN %d (%s); %s; "
 		       "objective %.2f µs%s; %.4f s\n",

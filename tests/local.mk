@@ -233,3 +233,9 @@ clean-local: clean-families-cache
 clean-families-cache:
 	-rm -rf tests/families-cache
 .PHONY: check-families clean-families-cache
+
+# --verify-ilp on AlexNet, VGG-16, GoogLeNet, ResNet-50 and MobileNetV2 with
+# the built-in model and with a measured table (issue 8).
+TESTS += tests/select/verify_ilp.sh
+dist_noinst_SCRIPTS += tests/select/verify_ilp.sh
+EXTRA_DIST += tests/select/costs_xeon.tsv

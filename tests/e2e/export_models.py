@@ -9,8 +9,8 @@ input, raw little-endian float32, NCHW 1x3x224x224) and OUTDIR/MODEL.output.bin
 temporary names and renamed, so an interrupted run leaves no half file that a
 later run would take as cached.
 
-Models: alexnet, vgg11, googlenet (aux_logits=False, init_weights=True),
-resnet18, mobilenet_v2, squeezenet1_1, all with random weights from
+Models: alexnet, vgg11, vgg16, googlenet (aux_logits=False,
+init_weights=True), resnet18, resnet50, mobilenet_v2, squeezenet1_1, all with random weights from
 torch.manual_seed(0), in eval mode, batch 1, exported with opset 13 and fixed
 shapes; and resnet18_dynbatch: resnet18 exported with a symbolic batch
 dimension ("batch", pinned again with dnncc's --shape) and with its
@@ -41,7 +41,7 @@ except ImportError as e:  # the test is skipped, not failed, without PyTorch
     sys.exit(77)
 
 MODELS = ["alexnet", "vgg11", "googlenet", "resnet18", "mobilenet_v2", "squeezenet1_1",
-          "resnet18_dynbatch"]
+          "resnet18_dynbatch", "vgg16", "resnet50"]
 INPUT_SEED = 1234
 
 
