@@ -152,6 +152,7 @@ int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
 	for (int d = (int)axis + 1; d < y->rank; d++)
 		inner *= y->dims[d];
 	size_t at = 0;
+	int64_t sum = 0;
 	for (int k = 0; k < n->n_inputs; k++) {
 		const struct tensor *x = n->inputs[k];
 		if (!x || x->data || x->is_input || x->alias || x->dtype != DTYPE_F32 ||
@@ -164,10 +165,14 @@ int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
 		for (int j = 0; j < k; j++)
 			if (n->inputs[j] == x)
 				return 0;
+		for (int d = 0; d < y->rank; d++)
+			if (d != axis && x->dims[d] != y->dims[d])
+				return 0;
 		if (block && k + 1 < n->n_inputs && x->dims[axis] % block)
 			return 0;
 		off[k] = at;
 		at += (size_t)x->dims[axis] * (size_t)inner * sizeof(float);
+		sum += x->dims[axis];
 	}
-	return 1;
+	return sum == y->dims[axis];
 }
