@@ -47,3 +47,6 @@ CLEANFILES += bench/calibrate$(EXEEXT)
 .PHONY: bench-fc
 bench-fc: bench/fc$(EXEEXT)
 	./bench/fc$(EXEEXT)
+# bench/fusion.sh: arena and end-to-end time with and without the fusions
+# (BASE=old-dnncc bench/fusion.sh; results in bench/results/fusion.md).
+EXTRA_DIST += bench/fusion.sh bench/time_model.c

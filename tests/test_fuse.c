@@ -506,3 +506,23 @@ Test(concat, blocked_layout_needs_whole_blocks)
 		ir_graph_free(g);
 	}
 }
+
+Test(concat, views_of_slices_keep_their_offset)
+{
+	/* Flatten(b) where b is the second slice: the view aliases the Concat's
+	 * buffer at b's offset, not at its start */
+	struct tensor *cat;
+	struct graph *g = inception(1, &cat);
+	struct tensor *b = ir_find_tensor(g, "b");
+	struct tensor *fb = output(g, act(g, "fb", SHAPE(1, 75)));
+	node(g, OP_FLATTEN, "flat_b", INS(b), fb);
+	node(g, OP_RELU, "after", INS(cat), output(g, act(g, "y", SHAPE(1, 9, 5, 5))));
+	canonicalize_ok(g);
+	select_ok(g, "reference");
+	plan_ok(g);
+	cr_assert_eq(b->alias, cat);
+	cr_assert_eq(fb->alias, cat);
+	cr_assert_eq(fb->alias_offset, b->alias_offset);
+	cr_assert_eq(b->alias_offset, 2 * 25 * sizeof(float));
+	ir_graph_free(g);
+}
