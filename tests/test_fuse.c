@@ -12,6 +12,7 @@
 
 #include "ir/ir.h"
 #include "passes/passes.h"
+#include "runtime/dnncc_rt.h"
 #include "runtime/primitives.h"
 #include "runtime/sgemm.h"
 
@@ -525,4 +526,40 @@ Test(concat, views_of_slices_keep_their_offset)
 	cr_assert_eq(fb->alias_offset, b->alias_offset);
 	cr_assert_eq(b->alias_offset, 2 * 25 * sizeof(float));
 	ir_graph_free(g);
+}
+
+/* ---- the runtime's residual epilogue ---------------------------------------------- */
+
+Test(residual, runtime_epilogue_in_dense_and_blocked_layouts)
+{
+	/* y = act(y + r) on every real element; a blocked layout's pad channels
+	 * (M = 11 in blocks of 8: 5 pad lanes) keep their zeros even where
+	 * act(0) is not 0 */
+	enum { N = 2, M = 11, HW = 3, B = 8, NB = (M + B - 1) / B, SIZE = N * NB * B * HW };
+	static const int acts[] = {RT_ACT_NONE, RT_ACT_RELU, RT_ACT_SIGMOID, RT_ACT_CLIP};
+	for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++)
+		for (int block = 0; block <= B; block += B) {
+			float y[SIZE], r[SIZE], y0[SIZE];
+			for (int i = 0; i < SIZE; i++) {
+				y0[i] = y[i] = (float)((i * 37) % 23) / 11.0f - 1.0f;
+				r[i] = (float)((i * 11) % 19) / 9.0f - 1.0f;
+			}
+			for (int n = 0; block && n < N; n++) /* zero pad lanes, as producers leave them */
+				for (int i = 0; i < HW; i++)
+					for (int l = M % B; l < B; l++) {
+						size_t k = ((size_t)(n * NB + NB - 1) * HW + i) * B + l;
+						y0[k] = y[k] = r[k] = 0.0f;
+					}
+			rt_conv_residual(N, M, HW, block, acts[a], -0.25f, 0.5f, r, y);
+			int n_real = block ? N * M * HW : N * M * HW, seen = 0;
+			for (int i = 0; i < (block ? SIZE : N * M * HW); i++) {
+				int lane = i % B, blk = i / (B * HW) % NB;
+				int pad = block && blk == NB - 1 && lane >= M % B;
+				float want = pad ? 0.0f : rt_act_apply(acts[a], -0.25f, 0.5f, y0[i] + r[i]);
+				cr_assert_float_eq(y[i], want, 1e-6f, "act %d, block %d, element %d", acts[a],
+				                   block, i);
+				seen += !pad;
+			}
+			cr_assert_eq(seen, n_real);
+		}
 }
