@@ -49,4 +49,4 @@ bench-fc: bench/fc$(EXEEXT)
 	./bench/fc$(EXEEXT)
 # bench/fusion.sh: arena and end-to-end time with and without the fusions
 # (BASE=old-dnncc bench/fusion.sh; results in bench/results/fusion.md).
-EXTRA_DIST += bench/fusion.sh bench/time_model.c
+EXTRA_DIST += bench/fusion.sh bench/time_model.c bench/results/fusion.md
