@@ -193,7 +193,7 @@ struct layer {
 	struct node *node;
 	const char *fn;        /* static function name, e.g. l12_conv1 (NULL: view) */
 	int number;            /* position among the layer functions */
-	int is_view;           /* OP_FLATTEN/RESHAPE/SQUEEZE/UNSQUEEZE */
+	int is_view;           /* no code: OP_FLATTEN/RESHAPE/SQUEEZE/UNSQUEEZE, a zero-copy Concat */
 	int copy;              /* an unaliased view: memcpy in NAME_run */
 	enum rt_unit unit;     /* the runtime unit it calls */
 	const char *kernel;    /* the runtime function, for the comment */
@@ -573,7 +573,9 @@ static int check_tensor(struct plan *p, const struct node *n, const struct tenso
 	const struct tbuf *b = tb_of(p, t);
 	if (b->kind == BUF_VIEW) {
 		const struct tensor *r = b->root;
-		if (r->dtype != t->dtype || r->rank < 0 || ir_numel(r) != ir_numel(t)) {
+		/* a view has the root's type and size; a Concat's slice lies inside it */
+		if (r->dtype != t->dtype || r->rank < 0 ||
+		    t->alias_offset + ir_nbytes(t) > ir_nbytes(r)) {
 			diag_error(p->d, n, "internal error: view '%s' does not match its alias '%s'",
 			           t->name, r->name);
 			return -1;
@@ -811,6 +813,25 @@ static int plan_window3d(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* A fused residual (fuse.c): the primitive runs without its activation, then
+ * rt_conv_residual adds r (laid out like y) and applies it. */
+static void plan_conv_residual(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	if (!fuse_has_residual(n))
+		return;
+	add_arg(l, n->inputs[FUSE_RESIDUAL_INPUT], "r");
+	p->unit_used[RT_UNIT_RESIDUAL] = 1;
+}
+
+static int has_arg(const struct layer *l, const char *name)
+{
+	for (int k = 0; k < l->n_args; k++)
+		if (strcmp(l->arg_names[k], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* A convolution through the primitive select chose: the row's RUN with the
  * layer as literal constants, weights as select packed them, the workspace
  * plan_memory placed. */
@@ -831,6 +852,7 @@ static int plan_conv_primitive(struct plan *p, struct layer *l)
 	add_arg(l, n->inputs[1], "w");
 	if (b)
 		add_arg(l, b, "b");
+	plan_conv_residual(p, l);
 	return 0;
 }
 
@@ -884,6 +906,7 @@ static int plan_conv(struct plan *p, struct layer *l)
 	add_arg(l, w, "w");
 	if (b)
 		add_arg(l, b, "b");
+	plan_conv_residual(p, l);
 	return 0;
 }
 
@@ -1461,6 +1484,15 @@ static int plan_concat(struct plan *p, struct layer *l)
 		return -1;
 	}
 	int ax = (int)axis;
+	/* Zero-copy (plan_memory made every input a slice of y): no code. */
+	int sliced = 1;
+	for (int i = 0; i < k; i++)
+		sliced &= n->inputs[i] && n->inputs[i]->alias == y;
+	if (sliced) {
+		l->is_view = 1;
+		use_tensor(p, n, y);
+		return 0;
+	}
 	int64_t outer = prod(y->dims, 0, ax), inner = prod(y->dims, ax + 1, y->rank);
 	int64_t total = y->dims[ax] * inner, offset = 0;
 	if (!fits_int(p, n, outer, "size") || !fits_int(p, n, total, "size"))
@@ -2000,7 +2032,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 		           n->op < OP_COUNT_ ? ir_op_names[n->op] : "?");
 		return -1;
 	}
-	if (rc)
+	if (rc || l->is_view)
 		return rc;
 	if (n->outputs[0]->dtype != DTYPE_F32) /* canonicalize allows data movement only */
 		l->unit = n->op == OP_CONCAT ? RT_UNIT_TCONCAT : RT_UNIT_TCOPY;
@@ -2009,6 +2041,8 @@ static int plan_layer(struct plan *p, struct layer *l)
 	for (int k = 0; k < l->n_args; k++)
 		use_tensor(p, n, l->args[k]);
 	struct tbuf *out = tb_of(p, n->outputs[0]);
+	if (out->kind == BUF_VIEW) /* a slice of a zero-copy Concat */
+		out = tb_of(p, out->root);
 	if (out->kind != BUF_OUTPUT && out->kind != BUF_ARENA) {
 		diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
 		           n->outputs[0]->name);
@@ -3166,15 +3200,30 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
 		          c->sH, c->sW, c->dH, c->dW);
 		emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
-		emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", rt_act_names[c->act], f[0], f[1]);
+		int res = has_arg(l, "r");
+		if (res) /* the activation follows the residual add */
+			emit_line(e, ".act = RT_ACT_NONE,");
+		else
+			emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", rt_act_names[c->act], f[0],
+			          f[1]);
 		if (l->prim)
 			emit_line(e, ".isa = %s,", rt_isa_names[c->isa]);
 		emit_close(e, ";");
+		const char *bias = has_arg(l, "b") ? "b" : "NULL";
 		if (l->prim)
-			emit_line(e, "%s(&p, %d, x, w, %s, y, %s);", l->kernel, l->prim->variant,
-			          l->n_args == 4 ? "b" : "NULL", l->ws_bytes ? "ws" : "NULL");
+			emit_line(e, "%s(&p, %d, x, w, %s, y, %s);", l->kernel, l->prim->variant, bias,
+			          l->ws_bytes ? "ws" : "NULL");
 		else
-			emit_line(e, "rt_conv2d_ref(&p, x, w, %s, y);", l->n_args == 4 ? "b" : "NULL");
+			emit_line(e, "rt_conv2d_ref(&p, x, w, %s, y);", bias);
+		if (res) {
+			int lo = l->prim ? (int)l->prim->out : RT_L_CHW;
+			int block = lo == RT_L_CHW8C ? 8 : lo == RT_L_CHW16C ? 16 : 0;
+			emit_line(e, "/* y = %s(y + r), r laid out like y (%s) */",
+			          ir_act_names[c->act], rt_layout_names[lo]);
+			emit_line(e, "rt_conv_residual(%d, %d, %d, %d, %s, %s, %s, r, y); "
+			          "/* N, M, oH * oW, channel block */", c->N, c->M, c->oH * c->oW, block,
+			          rt_act_names[c->act], f[0], f[1]);
+		}
 		break;
 	}
 	case OP_MAXPOOL:
@@ -3491,7 +3540,16 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 	}
 }
 
+static const char *act_desc1(struct plan *p, const struct node *n);
+
 static const char *act_desc(struct plan *p, const struct node *n)
+{
+	if (fuse_has_residual(n))
+		return plan_fmt(p, "residual add, then %s", act_desc1(p, n));
+	return act_desc1(p, n);
+}
+
+static const char *act_desc1(struct plan *p, const struct node *n)
 {
 	char a[64], b[64];
 	switch (n->act) {
@@ -3564,7 +3622,12 @@ static const char *pointer_expr(struct plan *p, const struct tensor *t)
 			return plan_fmt(p, "(%s *)(void *)(%s_arena + %zu)", emit_ctype(t->dtype), p->name,
 			                b->offset / sizeof(float));
 		return plan_fmt(p, "%s_arena + %zu", p->name, b->offset / sizeof(float));
-	case BUF_VIEW: return tb_of(p, b->root)->var;
+	case BUF_VIEW:
+		if (t->alias_offset) /* a slice of a zero-copy Concat's output, in elements of its type */
+			return plan_fmt(p, "%s + %zu", tb_of(p, b->root)->var,
+			                t->alias_offset / (t->dtype == DTYPE_F32 ? sizeof(float)
+			                                                         : ir_dtype_size(t->dtype)));
+		return tb_of(p, b->root)->var;
 	default: unreachable("pointer to an unplaced tensor");
 	}
 }
@@ -3579,7 +3642,11 @@ static const char *where_desc(struct plan *p, const struct tensor *t)
 		return plan_fmt(p, "weights bytes [%zu, %zu)", b->offset, b->offset + ir_nbytes(t));
 	case BUF_ARENA:
 		return plan_fmt(p, "arena bytes [%zu, %zu)", b->offset, b->offset + ir_nbytes(t));
-	default: return plan_fmt(p, "view of '%s'", cmt(p, b->root->name));
+	default:
+		if (t->alias_offset || ir_nbytes(t) != ir_nbytes(b->root))
+			return plan_fmt(p, "slice of '%s' from byte %zu", cmt(p, b->root->name),
+			                t->alias_offset);
+		return plan_fmt(p, "view of '%s'", cmt(p, b->root->name));
 	}
 }
 
@@ -3674,8 +3741,10 @@ static void print_run(struct plan *p, struct emitter *e)
 	for (int i = 0; i < p->n_layers; i++) {
 		const struct layer *l = &p->layers[i];
 		const struct node *n = l->node;
-		if (l->is_view && !l->copy)
+		if (l->is_view && !l->copy) {
+			print_output_copies(p, e, n); /* a zero-copy Concat's output */
 			continue;
+		}
 		if (p->opt->instrument)
 			emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &%s);", p->prof_var);
 		if (l->copy) {

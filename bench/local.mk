@@ -65,3 +65,6 @@ bench-strategies: dnncc$(EXEEXT)
 	/usr/bin/python3 $(srcdir)/bench/strategies.py --dnncc $(abs_top_builddir)/dnncc$(EXEEXT) \
 		--out $(BENCH_RESULTS) $(BENCH_STRATEGIES_FLAGS)
 	-cd $(BENCH_RESULTS) && gnuplot $(abs_top_srcdir)/bench/plot_strategies.gp 2>&1 | grep -v "no valid points"
+# bench/fusion.sh: arena and end-to-end time with and without the fusions
+# (BASE=old-dnncc bench/fusion.sh; results in bench/results/fusion.md).
+EXTRA_DIST += bench/fusion.sh bench/time_model.c bench/results/fusion.md

@@ -149,8 +149,13 @@ static void report(const struct graph *g, const struct options *opt)
 		for (int d = 0; t && d < t->rank && k < sizeof shape - 24; d++)
 			k += snprintf(shape + k, sizeof shape - k, "%s%" PRId64, d ? "x" : "",
 			              t->dims[d]);
-		printf("%-32s %-18s %-24s %-12s %s\n", n->name, ir_op_names[n->op], shape,
-		       ir_act_names[n->act], n->primitive ? n->primitive : "reference");
+		char epi[32]; /* a fused residual add (fuse.c) comes before the activation */
+		snprintf(epi, sizeof epi, "%s", ir_act_names[n->act]);
+		if (fuse_has_residual(n))
+			snprintf(epi, sizeof epi, "add%s%s", n->act ? "+" : "",
+			         n->act ? ir_act_names[n->act] : "");
+		printf("%-32s %-18s %-24s %-12s %s\n", n->name, ir_op_names[n->op], shape, epi,
+		       n->primitive ? n->primitive : "reference");
 	}
 	printf("memory plan: activation arena %zu bytes (peak), %zu bytes without sharing, "
 	       "weights %zu bytes\n",

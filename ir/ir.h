@@ -275,7 +275,9 @@ struct tensor {
 	int is_output;          /* graph output */
 	enum layout layout;     /* memory layout chosen for it (LAYOUT_MODEL in the skeleton) */
 	/* memory plan (passes/plan_memory.c) */
-	struct tensor *alias;   /* shares the buffer of this tensor (views: Reshape, Flatten, ...) */
+	struct tensor *alias;   /* shares the buffer of this tensor (views: Reshape, Flatten, ...;
+	                           the inputs of a zero-copy Concat: slices of its output) */
+	size_t alias_offset;    /* bytes into alias's buffer where this tensor starts (a slice) */
 	size_t offset;          /* byte offset in the activation arena (if not alias) */
 	int index;              /* position in graph->tensors */
 };
@@ -289,7 +291,8 @@ struct node {
 	struct tensor **outputs; /* [n_outputs]; NULL entries are unused optional outputs */
 	int n_attrs;
 	struct attr *attrs;      /* [n_attrs] */
-	enum act act;            /* fused epilogue (OP_CONV, OP_GEMM) */
+	enum act act;            /* fused epilogue (OP_CONV, OP_GEMM); on a Conv with a residual
+	                            operand (input 3) it applies after the add */
 	float act_alpha, act_beta;
 	int index;               /* position in graph->nodes */
 	int dead;                /* removed by a pass; ir_compact() drops it */

@@ -1981,8 +1981,10 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
 		if (!g->nodes[i]->dead)
 			warn_unused_attrs(d, g->nodes[i]);
 
+	/* A residual Add folds into its conv first (fuse.c), so that an
+	 * activation after the Add joins the same epilogue. */
 	for (int i = 0; i < g->n_nodes; i++)
-		if (!g->nodes[i]->dead)
+		if (!g->nodes[i]->dead && !fuse_residual(g, g->nodes[i]))
 			fuse_activation(g, g->nodes[i]);
 
 	check_graph_io(g, d);

@@ -116,7 +116,9 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
  * (activations and the constants that feed them) is DTYPE_F32. Attributes are
  * explicit, with ONNX names, defaults filled in and negative axes normalised:
  *   OP_CONV      inputs X [N,C,W] or [N,C,H,W], W, optional B (any of them may
- *                be a non-constant graph input); ints kernel_shape, strides,
+ *                be a non-constant graph input), optional residual R shaped
+ *                like the output (fuse.c; then B may be NULL and act applies
+ *                to conv + B + R); ints kernel_shape, strides,
  *                dilations (one per spatial dim), pads (2 per spatial dim:
  *                begins then ends, auto_pad resolved), int group; node->act.
  *   OP_GEMM      A, B, optional C; float alpha, beta; int transA, transB; act.
@@ -150,6 +152,21 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
  * reported as unsupported on non-constant input). Graph outputs may be
  * constants, graph inputs, or views whose root is an arena tensor, and
  * g->outputs may list one tensor twice (outputs a and Identity(a)). */
+
+/* ---- fuse.c ------------------------------------------------------------------
+ * Fusions that remove layers (see fuse.c's opening comment). fuse_residual,
+ * called by canonicalize on every node before activations are fused, folds
+ * an Add into the Conv producing one of its operands: the Conv gets the other
+ * operand as input FUSE_RESIDUAL_INPUT (its bias slot may then be NULL) and
+ * computes act(conv + bias + residual). Returns 1 when it folded. */
+#define FUSE_RESIDUAL_INPUT 3
+int fuse_residual(struct graph *g, struct node *add);
+/* Whether Conv n has a residual operand. */
+int fuse_has_residual(const struct node *n);
+/* Whether Concat n can be zero-copy (its inputs slices of its output), after
+ * selection fixed the layouts; off[n->n_inputs] (output) gets each input's
+ * byte offset in the output. */
+int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off);
 
 /* ---- select.c ----------------------------------------------------------------
  * Needs: canonical form. Chooses a primitive (runtime/primitives.def) for every
@@ -404,7 +421,8 @@ int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p);
 
 /* ---- plan_memory.c ----------------------------------------------------------
  * Needs: final graph. Views (Reshape, Flatten, Squeeze, Unsqueeze) alias their
- * input; every other activation gets an offset in one arena so that tensors
+ * input, and the inputs of a zero-copy Concat (fuse_concat_slices) alias a
+ * slice of its output; every other activation gets an offset in one arena so that tensors
  * whose lifetimes overlap never overlap in memory. Sets graph->arena_size. */
 int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d);
 

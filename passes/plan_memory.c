@@ -3,7 +3,11 @@
  * Needs: the final graph (canonical form, nodes in execution order).
  * Views (Flatten, Reshape, Squeeze, Unsqueeze) get no storage of their own:
  * their output aliases the root tensor of their input (alias chains are
- * followed, so an alias always names a root). Graph inputs, graph outputs and
+ * followed, so an alias always names a root). Neither do the inputs of a
+ * zero-copy Concat (fuse_concat_slices): each aliases its slice of the
+ * Concat's output (tensor->alias_offset bytes in), so the layers computing
+ * them write the concatenated tensor in place and the Concat is no code; that
+ * buffer then lives from the first of those layers on. Graph inputs, graph outputs and
  * constants live outside the arena (caller buffers, weights). Every other
  * root tensor lives from the node that writes it to the last node that reads
  * it or any view of it; one that a graph output views lives to the end, so
@@ -119,6 +123,7 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 		if (t->index != i)
 			unreachable("plan_memory: stale tensor index");
 		t->alias = NULL;
+		t->alias_offset = 0;
 		t->offset = 0;
 		outside[i] = t->data != NULL;
 		slots[i].t = t;
@@ -128,6 +133,22 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 		outside[g->inputs[k]->index] = 1;
 	for (int k = 0; k < g->n_outputs; k++)
 		outside[g->outputs[k]->index] = 1;
+
+	/* Zero-copy Concats: their inputs become slices of their output. */
+	size_t *off = NULL;
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		if (n->dead || n->op != OP_CONCAT)
+			continue;
+		off = xrealloc(off, (size_t)n->n_inputs * sizeof *off);
+		if (!fuse_concat_slices(g, n, off))
+			continue;
+		for (int k = 0; k < n->n_inputs; k++) {
+			n->inputs[k]->alias = n->outputs[0];
+			n->inputs[k]->alias_offset = off[k];
+		}
+	}
+	free(off);
 
 	/* Views and lifetimes, in execution order. */
 	for (int i = 0; i < g->n_nodes; i++) {
@@ -141,15 +162,19 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 		if (is_view(n->op) && n->n_inputs >= 1 && n->inputs[0] && n->n_outputs >= 1 &&
 		    n->outputs[0]) {
 			n->outputs[0]->alias = root_of(n->inputs[0]);
+			n->outputs[0]->alias_offset = n->inputs[0]->alias_offset;
 			continue;
 		}
 		for (int k = 0; k < n->n_outputs; k++) {
 			struct tensor *t = n->outputs[k];
 			if (!t)
 				continue;
-			slots[t->index].first = i;
-			if (slots[t->index].last < i)
-				slots[t->index].last = i;
+			/* a slice's writer starts its Concat's buffer's life */
+			struct slot *s = &slots[root_of(t)->index];
+			if (s->first < 0 || s->first > i)
+				s->first = i;
+			if (s->last < i)
+				s->last = i;
 		}
 	}
 	for (int k = 0; k < g->n_outputs; k++) {
@@ -220,20 +245,28 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 		errors++;
 	}
 
-	/* A node reads its inputs while it writes its outputs. */
+	/* A node reads its inputs while it writes its outputs (slices of one
+	 * Concat share a root but not bytes). */
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct node *n = g->nodes[i];
 		if (n->dead || is_view(n->op))
 			continue;
 		for (int k = 0; k < n->n_outputs; k++) {
-			if (!n->outputs[k] || !slots[n->outputs[k]->index].placed)
+			if (!n->outputs[k])
 				continue;
-			const struct slot *o = &slots[n->outputs[k]->index];
+			struct tensor *y = n->outputs[k];
+			const struct slot *o = &slots[root_of(y)->index];
+			if (!o->placed)
+				continue;
+			struct slot oy = {.offset = o->offset + y->alias_offset, .size = ir_nbytes(y)};
 			for (int j = 0; j < n->n_inputs; j++) {
-				if (!n->inputs[j])
+				struct tensor *x = n->inputs[j];
+				if (!x || x->alias == y) /* a zero-copy Concat's own slices */
 					continue;
-				const struct slot *s = &slots[root_of(n->inputs[j])->index];
-				if (s->placed && s != o && bytes_overlap(o, s))
+				const struct slot *s = &slots[root_of(x)->index];
+				struct slot sx = {.offset = s->offset + x->alias_offset,
+				                  .size = x->alias ? ir_nbytes(x) : s->size};
+				if (s->placed && (s != o || x->alias || y->alias) && bytes_overlap(&oy, &sx))
 					unreachable("plan_memory: an output shares bytes with an input");
 			}
 		}

@@ -138,8 +138,9 @@ struct selection *sel_new(struct graph *g, const struct options *opt, const char
 		const struct node *n = s->nodes[i];
 		if (n->op != OP_CONV)
 			continue;
-		struct tensor *io[2] = {n->inputs[0], n->outputs[0]};
-		for (int k = 0; k < 2; k++)
+		struct tensor *io[3] = {n->inputs[0], n->outputs[0],
+		                        fuse_has_residual(n) ? n->inputs[FUSE_RESIDUAL_INPUT] : NULL};
+		for (int k = 0; k < 3; k++)
 			if (io[k] && (io[k]->rank == 3 || io[k]->rank == 4) &&
 			    io[k]->dtype == DTYPE_F32)
 				s->conv_io[io[k]->index] = 1;
@@ -172,15 +173,30 @@ void sel_free(struct selection *s)
 
 /* ---- conversion plans ------------------------------------------------------ */
 
+/* Whether node n reads input slot k in a layout its alternative chooses: a
+ * convolution's X in the row's input layout, its residual (fuse.c) in the
+ * row's output layout, since the epilogue adds it element by element. */
+static int chosen_slot(const struct node *n, int k)
+{
+	return k == 0 || (k == FUSE_RESIDUAL_INPUT && fuse_has_residual(n));
+}
+
 /* The layout node i reads input slot k in under alternative a. */
 static int wants(const struct selection *s, int i, int a, int k)
 {
-	return k == 0 ? s->alt[i][a].in : RT_L_CHW;
+	return k == 0 ? s->alt[i][a].in
+	       : chosen_slot(s->nodes[i], k) ? s->alt[i][a].out : RT_L_CHW;
 }
+
+/* Readers with a choice are listed as (node, slot) codes. */
+#define VAR_CODE(j, k) ((j) * 2 + ((k) != 0))
+#define VAR_NODE(v) ((v) / 2)
+#define VAR_SLOT(v) ((v) % 2 ? FUSE_RESIDUAL_INPUT : 0)
 
 /* The wants of tensor t: readers with one alternative (and the graph
  * output) have fixed wants, fixed[] in reading order; a convolution with
- * several alternatives reads X in its choice's layout: var[]. */
+ * several alternatives reads X (and a residual) in its choice's layout:
+ * var[], VAR_CODEs. */
 static void readers(const struct selection *s, const struct tensor *t, int *fixed, int *n_fixed,
                     int *var, int *n_var)
 {
@@ -190,9 +206,9 @@ static void readers(const struct selection *s, const struct tensor *t, int *fixe
 		for (int k = 0; k < n->n_inputs; k++) {
 			if (n->inputs[k] != t)
 				continue;
-			if (k == 0 && s->n_alt[j] > 1) {
-				if (*n_var == 0 || var[*n_var - 1] != j)
-					var[(*n_var)++] = j;
+			if (chosen_slot(n, k) && s->n_alt[j] > 1) {
+				if (*n_var == 0 || var[*n_var - 1] != VAR_CODE(j, k))
+					var[(*n_var)++] = VAR_CODE(j, k);
 			} else {
 				fixed[(*n_fixed)++] = wants(s, j, 0, k);
 			}
@@ -422,6 +438,8 @@ static int choose_locally(const struct walk *w, int i)
 		double cost = al->cost_us;
 		if (n->n_inputs > 0 && n->inputs[0])
 			cost += avail_cost(w, n->inputs[0], al->in);
+		if (fuse_has_residual(n))
+			cost += avail_cost(w, n->inputs[FUSE_RESIDUAL_INPUT], al->out);
 		const struct tensor *y = n->n_outputs > 0 ? n->outputs[0] : NULL;
 		if (al->out != RT_L_CHW && y && convertible(s, y) && !only_convs_read(s, y))
 			cost += s->dp[y->index].cost[al->out][RT_L_CHW];
@@ -502,7 +520,7 @@ static void walk_node(struct walk *w, int i)
 	w->total += al->cost_us;
 	for (int k = 0; k < n->n_inputs; k++)
 		if (n->inputs[k]) {
-			struct tensor *t = need(w, n->inputs[k], k == 0 ? al->in : RT_L_CHW);
+			struct tensor *t = need(w, n->inputs[k], wants(s, i, s->choice[i], k));
 			if (w->apply)
 				n->inputs[k] = t;
 		}
@@ -557,7 +575,7 @@ static struct plan *plans(const struct selection *s)
 	for (int i = 0; i < s->n; i++)
 		n_reads += s->nodes[i]->n_inputs;
 	int *fixed = xmalloc(n_reads * sizeof *fixed);
-	int *var = xmalloc((s->n + 1) * sizeof *var);
+	int *var = xmalloc((2 * s->n + 1) * sizeof *var);
 	for (int t_i = 0; t_i < s->n_tensors; t_i++) {
 		const struct tensor *t = g->tensors[t_i];
 		plan_init(&pl[t_i], RT_L_CHW);
@@ -569,7 +587,8 @@ static struct plan *plans(const struct selection *s)
 		plan_list(&s->dp[t_i], &pl[t_i], fixed, n_fixed);
 		unsigned set = 0;
 		for (int v = 0; v < n_var; v++)
-			set |= 1u << wants(s, var[v], s->choice[var[v]], 0);
+			set |= 1u << wants(s, VAR_NODE(var[v]), s->choice[VAR_NODE(var[v])],
+			                   VAR_SLOT(var[v]));
 		plan_set(&s->dp[t_i], &pl[t_i], set);
 	}
 	free(fixed);
@@ -679,20 +698,20 @@ static void tensor_terms(const struct selection *s, struct builder *b, const str
                          int p, int np, const struct plan *pl, const int *var, int n_var)
 {
 	if (n_var == 1) {
-		int j = var[0];
+		int j = VAR_NODE(var[0]), slot = VAR_SLOT(var[0]);
 		double *m = p >= 0 && np > 1 ? builder_edge(b, p, j) : b->vec[j];
 		for (int a = 0; a < (p >= 0 && np > 1 ? np : 1); a++)
 			for (int c = 0; c < s->n_alt[j]; c++) {
 				int from;
 				m[(size_t)a * s->n_alt[j] + c] +=
-					dt_cheapest(dp, pl[a].made, wants(s, j, c, 0), &from);
+					dt_cheapest(dp, pl[a].made, wants(s, j, c, slot), &from);
 			}
 		return;
 	}
 	unsigned any = 0; /* every layout a reader may want */
 	for (int v = 0; v < n_var; v++)
-		for (int c = 0; c < s->n_alt[var[v]]; c++)
-			any |= 1u << wants(s, var[v], c, 0);
+		for (int c = 0; c < s->n_alt[VAR_NODE(var[v])]; c++)
+			any |= 1u << wants(s, VAR_NODE(var[v]), c, VAR_SLOT(var[v]));
 	unsigned sets[1u << DT_NL];
 	int n_sets = 0;
 	for (unsigned m = 1; m < 1u << DT_NL; m++)
@@ -706,12 +725,12 @@ static void tensor_terms(const struct selection *s, struct builder *b, const str
 			pm[(size_t)a * n_sets + k] = plan_set(dp, &tmp, sets[k]);
 		}
 	for (int v = 0; v < n_var; v++) {
-		int j = var[v];
+		int j = VAR_NODE(var[v]), slot = VAR_SLOT(var[v]);
 		double *m = builder_edge(b, x, j);
 		for (int k = 0; k < n_sets; k++)
 			for (int c = 0; c < s->n_alt[j]; c++)
 				m[(size_t)k * s->n_alt[j] + c] =
-					sets[k] >> wants(s, j, c, 0) & 1u ? 0 : INFINITY;
+					sets[k] >> wants(s, j, c, slot) & 1u ? 0 : INFINITY;
 	}
 }
 
@@ -733,7 +752,7 @@ struct pbqp *sel_build_pbqp(const struct selection *s, int *n_edges)
 	for (int i = 0; i < s->n; i++)
 		n_reads += s->nodes[i]->n_inputs;
 	int *fixed = xmalloc(n_reads * sizeof *fixed);
-	int *var = xmalloc((s->n + 1) * sizeof *var);
+	int *var = xmalloc((2 * s->n + 1) * sizeof *var);
 	for (int t_i = 0; t_i < s->n_tensors; t_i++) {
 		const struct tensor *t = g->tensors[t_i];
 		if (!convertible(s, t))

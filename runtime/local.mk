@@ -11,7 +11,8 @@ RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
 	runtime/typed_where.c runtime/typed_gather.c runtime/typed_argmax.c runtime/typed_topk.c \
 	runtime/typed_cumsum.c runtime/typed_trilu.c runtime/typed_gather_elements.c \
 	runtime/typed_nll.c runtime/typed_copy.c runtime/typed_concat.c \
-	runtime/conv3d.c runtime/conv_transpose3d.c runtime/pool3d.c runtime/resize3d.c
+	runtime/conv3d.c runtime/conv_transpose3d.c runtime/pool3d.c runtime/resize3d.c \
+	runtime/residual.c
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
 
 # The convolution primitive library (issue 3): tables, compile-time prep

@@ -14,6 +14,11 @@ tests_test_passes_SOURCES = tests/test_passes.c
 tests_test_passes_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_passes_LDADD = $(TEST_LDADD)
 
+check_PROGRAMS += tests/test_fuse
+tests_test_fuse_SOURCES = tests/test_fuse.c
+tests_test_fuse_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_fuse_LDADD = $(TEST_LDADD)
+
 check_PROGRAMS += tests/test_runtime
 tests_test_runtime_SOURCES = tests/test_runtime.c
 tests_test_runtime_CPPFLAGS = $(TEST_CPPFLAGS)

@@ -4,8 +4,8 @@
 #
 # Runs RANDOM_COUNT random graphs of gen.py with seed RANDOM_SEED, each under
 # every strategy plus two random --force-primitive builds: with the defaults
-# (seed 7, 18 graphs) 228 builds (graphs without a Conv get no forced ones),
-# 305 with the 77 of the fixed issue-7 graphs in tests/random/issue7.sh.
+# (seed 7, 18 graphs) 248 builds (graphs without a Conv get no forced ones),
+# 325 with the 77 of the fixed issue-7 graphs in tests/random/issue7.sh.
 # Failing models go to $DNNCC_BUILDDIR/tests/random/failures/ with a replay
 # script.
 #

@@ -10,8 +10,9 @@ A graph is a DAG over one or two graph inputs [N, C, H, W] (or [N, C, L] for
 1-D graphs; N is 1, sometimes 2 or 3): chains and branches of Conv (kernel 1..7, non-square 1x7/7x1,
 stride, dilation, asymmetric pads, groups, depthwise, with or without bias),
 MaxPool/AveragePool (ceil_mode, pads, count_include_pad), Add/Mul with
-broadcasting (per-channel constants, scalars, two activations), Concat on the
-channel axis, Relu/Clip/Sigmoid/LeakyRelu/Tanh, BatchNormalization,
+broadcasting (per-channel constants, scalars, two activations), residual
+blocks (conv chains plus a shortcut, then Add and an activation), Concat on the
+channel axis (inception branches, or any same-sized tensors, repeated ones too), Relu/Clip/Sigmoid/LeakyRelu/Tanh, BatchNormalization,
 GlobalAveragePool and Flatten+Gemm(+Softmax) heads (Gemm with transB, alpha,
 beta). The graph outputs are
 every tensor nothing reads plus a random set of others: tensors later nodes
@@ -437,6 +438,32 @@ def inception(g, x):
     return g.concat(branches)
 
 
+def residual(g, x):
+    """A ResNet block: out = [Relu](conv(...conv(x)) + shortcut), the shortcut
+    x itself or a 1x1 conv of x computed after the main branch (PyTorch's
+    export order, so dnncc must move a conv to fold the Add), operands in
+    either order; dnncc folds the Add (and Relu) into a conv's epilogue."""
+    r = g.rng
+    C = g.values[x].shape[1]
+    t = x
+    M = C if r.random() < 0.6 else r.choice([4, 8, 16])
+    for _ in range(r.randint(1, 2)):
+        t = same_conv(g, t, M)
+        if r.random() < 0.3:
+            t = g.batchnorm(t)
+        if r.random() < 0.5:
+            t = g.unary(t, "Relu")
+    if r.random() < 0.5 and g.values[t].shape[1] == C:
+        sc = x
+    else:
+        sc = same_conv(g, x, g.values[t].shape[1])
+    args = [t, sc] if r.random() < 0.5 else [sc, t]
+    y = g.node("Add", args, g.values[args[0]] + g.values[args[1]])
+    if r.random() < 0.7:
+        y = g.unary(y, r.choice(["Relu", "Relu", "Clip", "Sigmoid"]))
+    return y
+
+
 def random_graph(seed, index, max_ops=10):
     """The (seed, index) graph: returns (model, inputs, outputs) where inputs
     is [(name, float32 array)] and outputs [(name, float64 array)] in graph
@@ -471,8 +498,10 @@ def random_graph(seed, index, max_ops=10):
             t = rand_binary(g, cur, spatial)
         elif p < 0.76:
             t = g.batchnorm(cur)
-        elif p < 0.84:
+        elif p < 0.825:
             t = inception(g, cur)
+        elif p < 0.865:
+            t = residual(g, cur)
         elif p < 0.9:
             same = [s for s in spatial if g.values[s].shape[2:] == g.values[cur].shape[2:]]
             picks = [r.choice(same) for _ in range(r.randint(2, 3))]

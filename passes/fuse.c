@@ -1,0 +1,178 @@
+/* fuse.c - fusions that remove whole layers: a residual Add folded into the
+ * convolution that produces one of its operands, and the test of whether a
+ * Concat can be zero-copy (its producers writing straight into their slices
+ * of the concatenated tensor).
+ *
+ * Residual Add (canonicalize calls fuse_residual on every node, just before it
+ * fuses activations, so Add followed by Relu becomes one epilogue):
+ *   y = Add(conv(x), r)   becomes   y = conv(x, residual r)
+ * the Conv node gaining r as input 3 (input 2, the bias, may be NULL). The
+ * primitive computes conv + bias, then the layer adds r and applies the
+ * node's act: out = act(conv + bias + r), so a Relu after the Add fuses into
+ * the same epilogue through the ordinary activation fusion. Legal only when
+ * the Add does not broadcast (r, the conv's output and y have one shape,
+ * float32), the conv's output feeds the Add alone and is no graph output, the
+ * conv has no epilogue yet (act(conv) + r is another function) and no
+ * residual, and r is an activation (not a constant). Of the two operands the
+ * one whose other operand is computed before its conv is taken; when neither
+ * is (a shortcut conv exported after the main branch), the conv moves down to
+ * where the Add was, which keeps the order topological because the Add was
+ * its only reader. Selection reads r in the layout the conv's primitive
+ * writes (select.c), converting it when needed.
+ *
+ * Zero-copy Concat (plan_memory): see fuse_concat_slices below. */
+#include <string.h>
+
+#include "passes/passes.h"
+
+static struct node *live_producer(struct tensor *t)
+{
+	return t && t->producer && !t->producer->dead ? t->producer : NULL;
+}
+
+static int is_graph_output(const struct graph *g, const struct tensor *t)
+{
+	for (int k = 0; k < g->n_outputs; k++)
+		if (g->outputs[k] == t)
+			return 1;
+	return 0;
+}
+
+static int same_shape(const struct tensor *a, const struct tensor *b)
+{
+	return a->rank == b->rank && a->dtype == b->dtype &&
+	       memcmp(a->dims, b->dims, (size_t)a->rank * sizeof a->dims[0]) == 0;
+}
+
+int fuse_has_residual(const struct node *n)
+{
+	return n->op == OP_CONV && n->n_inputs > FUSE_RESIDUAL_INPUT &&
+	       n->inputs[FUSE_RESIDUAL_INPUT] != NULL;
+}
+
+/* Whether Add operand k can fold into the conv producing it. */
+static struct node *foldable_conv(const struct graph *g, struct node *add, int k)
+{
+	struct tensor *a = add->inputs[k], *r = add->inputs[1 - k], *y = add->outputs[0];
+	struct node *c = live_producer(a);
+	if (!c || c->op != OP_CONV || c->act != ACT_NONE || fuse_has_residual(c) ||
+	    c->n_outputs < 1 || c->outputs[0] != a || c->n_inputs < 2)
+		return NULL;
+	if (a == r || r->data || a->dtype != DTYPE_F32 || (a->rank != 3 && a->rank != 4) ||
+	    !same_shape(a, r) || !same_shape(a, y))
+		return NULL;
+	if (ir_use_count(g, a) != 1 || is_graph_output(g, a))
+		return NULL;
+	return c;
+}
+
+/* Moves node c (at index from) to just before index to (> from). */
+static void move_down(struct graph *g, int from, int to)
+{
+	struct node *c = g->nodes[from];
+	memmove(&g->nodes[from], &g->nodes[from + 1], (size_t)(to - 1 - from) * sizeof *g->nodes);
+	g->nodes[to - 1] = c;
+	for (int i = from; i < to; i++)
+		g->nodes[i]->index = i;
+}
+
+int fuse_residual(struct graph *g, struct node *add)
+{
+	if (add->dead || add->op != OP_ADD || add->n_inputs != 2 || !add->inputs[0] ||
+	    !add->inputs[1] || add->n_outputs < 1 || !add->outputs[0])
+		return 0;
+	struct node *conv[2] = {foldable_conv(g, add, 0), foldable_conv(g, add, 1)};
+	int k = -1;
+	for (int i = 0; i < 2 && k < 0; i++) {
+		if (!conv[i])
+			continue;
+		struct node *rp = live_producer(add->inputs[1 - i]);
+		if (!rp || rp->index < conv[i]->index)
+			k = i;
+	}
+	if (k < 0)
+		k = conv[0] ? 0 : conv[1] ? 1 : -1;
+	if (k < 0)
+		return 0;
+	struct node *c = conv[k];
+	struct tensor *a = add->inputs[k], *r = add->inputs[1 - k], *y = add->outputs[0];
+	struct node *rp = live_producer(r);
+	if (rp && rp->index > c->index)
+		move_down(g, c->index, add->index);
+	struct tensor **in = arena_alloc(&g->arena, (FUSE_RESIDUAL_INPUT + 1) * sizeof *in);
+	for (int i = 0; i < c->n_inputs && i < FUSE_RESIDUAL_INPUT; i++)
+		in[i] = c->inputs[i];
+	in[FUSE_RESIDUAL_INPUT] = r;
+	c->inputs = in;
+	c->n_inputs = FUSE_RESIDUAL_INPUT + 1;
+	c->outputs[0] = y;
+	y->producer = c;
+	a->producer = NULL;
+	add->dead = 1;
+	return 1;
+}
+
+/* ---- zero-copy Concat ---------------------------------------------------------
+ * A Concat costs nothing when every input can be a slice of its output: the
+ * layers producing the inputs write into the concatenated tensor's buffer at
+ * the slice's offset, and the Concat emits no code. That needs the slices to
+ * be contiguous and in order, which holds when the concatenation axis is the
+ * outermost dimension of the layout with more than one element: every dim
+ * before the axis is 1 in the model's (row-major) layout, e.g. channels of a
+ * batch-1 NCHW image; in blocked CHWxc (batch 1, axis 1) when every input but
+ * the last has a multiple of x channels. And every input must be free to live
+ * there: computed by a layer that is not a view (Reshape's output already
+ * shares its input's buffer), neither a graph input, output nor constant, read
+ * by this Concat once, and not already a slice of another Concat. The output
+ * may be a graph output (the producers then write into the caller's buffer).
+ * Fills off[k] (the byte offset of input k in the output) and returns 1 when
+ * the Concat n can be zero-copy. */
+static int outermost_axis(const struct tensor *y, int64_t axis)
+{
+	for (int d = 0; d < axis; d++)
+		if (y->dims[d] != 1)
+			return 0;
+	return 1;
+}
+
+int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
+{
+	if (n->dead || n->op != OP_CONCAT || n->n_inputs < 1 || n->n_outputs < 1 || !n->outputs[0])
+		return 0;
+	const struct tensor *y = n->outputs[0];
+	int64_t axis = ir_attr_int((struct node *)n, "axis", 0);
+	if (y->dtype != DTYPE_F32 || y->rank < 1 || axis < 0 || axis >= y->rank || y->alias ||
+	    y->data || y->is_input)
+		return 0;
+	int block = y->layout == LAYOUT_CHW8C ? 8 : y->layout == LAYOUT_CHW16C ? 16 : 0;
+	if (block ? axis != 1 || y->rank < 3 || !outermost_axis(y, axis)
+	          : (y->layout != LAYOUT_MODEL || !outermost_axis(y, axis)))
+		return 0;
+	int64_t inner = 1;
+	for (int d = (int)axis + 1; d < y->rank; d++)
+		inner *= y->dims[d];
+	size_t at = 0;
+	int64_t sum = 0;
+	for (int k = 0; k < n->n_inputs; k++) {
+		const struct tensor *x = n->inputs[k];
+		if (!x || x->data || x->is_input || x->alias || x->dtype != DTYPE_F32 ||
+		    x->layout != y->layout || x->rank != y->rank || is_graph_output(g, x))
+			return 0;
+		const struct node *p = x->producer;
+		if (!p || p->dead || p->op == OP_FLATTEN || p->op == OP_RESHAPE ||
+		    p->op == OP_SQUEEZE || p->op == OP_UNSQUEEZE || p->op == OP_CONCAT)
+			return 0;
+		for (int j = 0; j < k; j++)
+			if (n->inputs[j] == x)
+				return 0;
+		for (int d = 0; d < y->rank; d++)
+			if (d != axis && x->dims[d] != y->dims[d])
+				return 0;
+		if (block && k + 1 < n->n_inputs && x->dims[axis] % block)
+			return 0;
+		off[k] = at;
+		at += (size_t)x->dims[axis] * (size_t)inner * sizeof(float);
+		sum += x->dims[axis];
+	}
+	return sum == y->dims[axis];
+}

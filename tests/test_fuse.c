@@ -1,0 +1,565 @@
+/* test_fuse.c - unit tests of the fusions of passes/fuse.c: the residual Add
+ * folded into a convolution (through pass_canonicalize), selection reading
+ * the residual in the layout the conv's row writes (pass_select), and the
+ * zero-copy Concat of pass_plan_memory, each with the cases it must refuse.
+ * Graphs are built in C with their shapes set by hand, as infer_shapes
+ * would leave them; the tests assert on structure (nodes left, inputs,
+ * epilogues, aliases, offsets, lifetimes), not on printed text. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/ir.h"
+#include "passes/passes.h"
+#include "runtime/dnncc_rt.h"
+#include "runtime/primitives.h"
+#include "runtime/sgemm.h"
+
+#define SHAPE(...) \
+	(int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__}
+#define INS(...) \
+	(int)(sizeof((struct tensor *[]){__VA_ARGS__}) / sizeof(struct tensor *)), \
+	(struct tensor *[]){__VA_ARGS__}
+
+/* ---- graph building ------------------------------------------------------------ */
+
+static struct tensor *act(struct graph *g, const char *name, int rank, const int64_t *dims)
+{
+	struct tensor *t = ir_new_tensor(g, name, DTYPE_F32);
+	ir_set_shape(t, rank, dims);
+	return t;
+}
+
+static void append(struct graph *g, struct tensor ***arr, int *n, struct tensor *t)
+{
+	struct tensor **a = arena_alloc(&g->arena, (size_t)(*n + 1) * sizeof *a);
+	if (*n)
+		memcpy(a, *arr, (size_t)*n * sizeof *a);
+	a[(*n)++] = t;
+	*arr = a;
+}
+
+static struct tensor *input(struct graph *g, struct tensor *t)
+{
+	t->is_input = 1;
+	append(g, &g->inputs, &g->n_inputs, t);
+	return t;
+}
+
+static struct tensor *output(struct graph *g, struct tensor *t)
+{
+	t->is_output = 1;
+	append(g, &g->outputs, &g->n_outputs, t);
+	return t;
+}
+
+static struct node *node(struct graph *g, enum op op, const char *name, int n_in,
+                         struct tensor **ins, struct tensor *out)
+{
+	return ir_add_node(g, op, name, n_in, ins, 1, &out);
+}
+
+/* A constant of numel floats, values from a seed. */
+static struct tensor *weights(struct graph *g, const char *name, int rank, const int64_t *dims)
+{
+	int64_t n = 1;
+	for (int i = 0; i < rank; i++)
+		n *= dims[i];
+	float *v = arena_alloc(&g->arena, (size_t)n * sizeof *v);
+	for (int64_t i = 0; i < n; i++)
+		v[i] = (float)((i * 7919) % 17) / 17.0f - 0.5f;
+	return ir_new_constant(g, name, DTYPE_F32, rank, dims, v);
+}
+
+/* y = Conv_k x k(x) with M output channels, "same" padding, stride 1. */
+static struct node *conv(struct graph *g, const char *name, struct tensor *x, int M, int k,
+                         struct tensor *y)
+{
+	char wn[64];
+	snprintf(wn, sizeof wn, "%s_W", name);
+	struct tensor *w = weights(g, wn, SHAPE(M, x->dims[1], k, k));
+	struct node *n = node(g, OP_CONV, name, INS(x, w), y);
+	int64_t *ks = arena_memdup(&g->arena, (int64_t[]){k, k}, 2 * sizeof(int64_t));
+	struct attr *a = ir_add_attr(g, n, "kernel_shape", ATTR_INTS);
+	a->n = 2;
+	a->ints = ks;
+	int64_t p = k / 2;
+	a = ir_add_attr(g, n, "pads", ATTR_INTS);
+	a->n = 4;
+	a->ints = arena_memdup(&g->arena, (int64_t[]){p, p, p, p}, 4 * sizeof(int64_t));
+	return n;
+}
+
+static struct graph *graph_new(void)
+{
+	struct graph *g = ir_graph_new("m.onnx");
+	g->opset = 13;
+	return g;
+}
+
+static void canonicalize_ok(struct graph *g)
+{
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, "m.onnx", stderr);
+	cr_assert_eq(pass_canonicalize(g, &opt, &d), 0);
+	cr_assert_eq(ir_verify(g, "canonicalize", 1, &d), 0);
+}
+
+static void select_ok(struct graph *g, const char *strategy)
+{
+	struct options opt = {0};
+	opt.strategy = strategy;
+	opt.isa = rt_sgemm_isa_host();
+	struct diag d;
+	diag_init(&d, "m.onnx", stderr);
+	cr_assert_eq(pass_select(g, &opt, &d), 0);
+	cr_assert_eq(ir_verify(g, "select", 1, &d), 0);
+}
+
+static void plan_ok(struct graph *g)
+{
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, "m.onnx", stderr);
+	cr_assert_eq(pass_plan_memory(g, &opt, &d), 0);
+	cr_assert_eq(ir_verify(g, "plan_memory", 1, &d), 0);
+}
+
+static int count_op(const struct graph *g, enum op op)
+{
+	int k = 0;
+	for (int i = 0; i < g->n_nodes; i++)
+		k += !g->nodes[i]->dead && g->nodes[i]->op == op;
+	return k;
+}
+
+static struct node *find(const struct graph *g, const char *name)
+{
+	for (int i = 0; i < g->n_nodes; i++)
+		if (!g->nodes[i]->dead && strcmp(g->nodes[i]->name, name) == 0)
+			return g->nodes[i];
+	return NULL;
+}
+
+/* ---- residual Add --------------------------------------------------------------- */
+
+/* x -> conv1 -> s; s -> conv2 -> c; Add(c, s) (or Add(s, c)) -> a; Relu -> y */
+static struct graph *block(int swap, int relu)
+{
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 4, 6, 6)));
+	struct tensor *s = act(g, "s", SHAPE(1, 8, 6, 6));
+	struct tensor *c = act(g, "c", SHAPE(1, 8, 6, 6));
+	struct tensor *a = act(g, "a", SHAPE(1, 8, 6, 6));
+	conv(g, "conv1", x, 8, 3, s);
+	conv(g, "conv2", s, 8, 3, c);
+	struct tensor *lhs = swap ? s : c, *rhs = swap ? c : s;
+	if (relu) {
+		node(g, OP_ADD, "add", INS(lhs, rhs), a);
+		node(g, OP_RELU, "relu", INS(a), output(g, act(g, "y", SHAPE(1, 8, 6, 6))));
+	} else {
+		node(g, OP_ADD, "add", INS(lhs, rhs), output(g, a));
+	}
+	return g;
+}
+
+Test(residual, add_then_relu_fold_into_the_conv)
+{
+	for (int swap = 0; swap < 2; swap++) {
+		struct graph *g = block(swap, 1);
+		canonicalize_ok(g);
+		cr_assert_eq(count_op(g, OP_ADD), 0);
+		cr_assert_eq(count_op(g, OP_RELU), 0);
+		struct node *c2 = find(g, "conv2");
+		cr_assert(fuse_has_residual(c2));
+		cr_assert_eq(c2->n_inputs, FUSE_RESIDUAL_INPUT + 1);
+		cr_assert_null(c2->inputs[2], "no bias: the slot stays empty");
+		cr_assert_str_eq(c2->inputs[FUSE_RESIDUAL_INPUT]->name, "s");
+		cr_assert_eq(c2->act, ACT_RELU, "the Relu after the Add joins the epilogue");
+		cr_assert_eq(c2->outputs[0], g->outputs[0]);
+		cr_assert_eq(g->outputs[0]->producer, c2);
+		cr_assert_not(fuse_has_residual(find(g, "conv1")));
+		ir_graph_free(g);
+	}
+}
+
+Test(residual, add_alone_folds_without_activation)
+{
+	struct graph *g = block(0, 0);
+	canonicalize_ok(g);
+	cr_assert_eq(g->n_nodes, 2);
+	cr_assert(fuse_has_residual(find(g, "conv2")));
+	cr_assert_eq(find(g, "conv2")->act, ACT_NONE);
+	ir_graph_free(g);
+}
+
+Test(residual, shortcut_conv_exported_after_the_main_branch)
+{
+	/* ResNet's downsampling block in PyTorch's export order: the main
+	 * branch's conv b (computed first), then the shortcut conv d; Add(b, d).
+	 * b cannot take the residual d (not computed yet), so d takes b. */
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 4, 6, 6)));
+	struct tensor *b = act(g, "b", SHAPE(1, 8, 6, 6)), *d = act(g, "d", SHAPE(1, 8, 6, 6));
+	conv(g, "main", x, 8, 3, b);
+	conv(g, "short", x, 8, 1, d);
+	node(g, OP_ADD, "add", INS(b, d), output(g, act(g, "y", SHAPE(1, 8, 6, 6))));
+	canonicalize_ok(g);
+	cr_assert_eq(g->n_nodes, 2);
+	cr_assert_not(fuse_has_residual(find(g, "main")));
+	cr_assert(fuse_has_residual(find(g, "short")));
+	cr_assert_eq(find(g, "short")->inputs[FUSE_RESIDUAL_INPUT], b);
+	ir_graph_free(g);
+}
+
+Test(residual, conv_moves_down_when_its_operand_comes_later)
+{
+	/* c = conv(x) first, then r = Relu(conv3(x)) (not a conv output); Add(c, r):
+	 * the conv must run after r, where the Add was. */
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 4, 5, 5)));
+	struct tensor *c = act(g, "c", SHAPE(1, 4, 5, 5)), *t = act(g, "t", SHAPE(1, 4, 5, 5));
+	struct tensor *r = act(g, "r", SHAPE(1, 4, 5, 5));
+	conv(g, "early", x, 4, 3, c);
+	node(g, OP_SIGMOID, "sig", INS(x), t);
+	node(g, OP_EXP, "exp", INS(t), r);
+	node(g, OP_ADD, "add", INS(c, r), output(g, act(g, "y", SHAPE(1, 4, 5, 5))));
+	canonicalize_ok(g);
+	struct node *e = find(g, "early");
+	cr_assert(fuse_has_residual(e));
+	cr_assert_eq(e->inputs[FUSE_RESIDUAL_INPUT], r);
+	cr_assert_gt(e->index, find(g, "exp")->index, "the conv runs after its residual's producer");
+	ir_graph_free(g);
+}
+
+Test(residual, refused_where_illegal)
+{
+	/* broadcasting: the other operand is [1, 8, 1, 1] */
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 4, 6, 6)));
+	struct tensor *c = act(g, "c", SHAPE(1, 8, 6, 6));
+	conv(g, "conv", x, 8, 3, c);
+	struct tensor *bias = input(g, act(g, "bias", SHAPE(1, 8, 1, 1)));
+	node(g, OP_ADD, "add", INS(c, bias), output(g, act(g, "y", SHAPE(1, 8, 6, 6))));
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_ADD), 1, "broadcasting Add folded");
+	ir_graph_free(g);
+
+	/* the conv output has another reader */
+	g = block(0, 1);
+	node(g, OP_SIGMOID, "other", INS(ir_find_tensor(g, "c")),
+	     output(g, act(g, "z", SHAPE(1, 8, 6, 6))));
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_ADD), 1, "shared conv output folded");
+	cr_assert_not(fuse_has_residual(find(g, "conv2")));
+	ir_graph_free(g);
+
+	/* the conv output is a graph output */
+	g = block(0, 1);
+	output(g, ir_find_tensor(g, "c"));
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_ADD), 1, "exposed conv output folded");
+	ir_graph_free(g);
+
+	/* Relu before the Add: relu(conv) + s is not conv's epilogue + s */
+	g = graph_new();
+	x = input(g, act(g, "x", SHAPE(1, 4, 6, 6)));
+	struct tensor *s = act(g, "s", SHAPE(1, 4, 6, 6)), *r = act(g, "r", SHAPE(1, 4, 6, 6));
+	c = act(g, "c", SHAPE(1, 4, 6, 6));
+	node(g, OP_SIGMOID, "sig", INS(x), s);
+	conv(g, "conv", s, 4, 3, c);
+	node(g, OP_RELU, "relu", INS(c), r);
+	node(g, OP_ADD, "add", INS(r, s), output(g, act(g, "y", SHAPE(1, 4, 6, 6))));
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_ADD), 1, "Add after an activation folded");
+	cr_assert_eq(find(g, "conv")->act, ACT_RELU);
+	cr_assert_not(fuse_has_residual(find(g, "conv")));
+	ir_graph_free(g);
+
+	/* a constant operand */
+	g = graph_new();
+	x = input(g, act(g, "x", SHAPE(1, 4, 6, 6)));
+	c = act(g, "c", SHAPE(1, 8, 6, 6));
+	conv(g, "conv", x, 8, 3, c);
+	node(g, OP_ADD, "add", INS(c, weights(g, "k", SHAPE(1, 8, 6, 6))),
+	     output(g, act(g, "y", SHAPE(1, 8, 6, 6))));
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_ADD), 1, "constant operand folded");
+	ir_graph_free(g);
+
+	/* Add(c, c): the conv output is read twice */
+	g = graph_new();
+	x = input(g, act(g, "x", SHAPE(1, 4, 6, 6)));
+	c = act(g, "c", SHAPE(1, 8, 6, 6));
+	conv(g, "conv", x, 8, 3, c);
+	node(g, OP_ADD, "add", INS(c, c), output(g, act(g, "y", SHAPE(1, 8, 6, 6))));
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_ADD), 1, "Add(c, c) folded");
+	ir_graph_free(g);
+}
+
+Test(residual, selection_reads_the_residual_in_the_rows_output_layout)
+{
+	/* Under every strategy, and every row forced in turn: the residual
+	 * arrives in the layout the chosen row writes. */
+	static const char *const strategies[] = {"pbqp", "greedy", "canonical", "sum2d",
+	                                         "family:direct", "family:im2"};
+	for (size_t si = 0; si < sizeof strategies / sizeof strategies[0]; si++) {
+		struct graph *g = block(si % 2, 1);
+		canonicalize_ok(g);
+		select_ok(g, strategies[si]);
+		struct node *c2 = find(g, "conv2");
+		const struct rt_prim *r = rt_prim_find(c2->primitive);
+		cr_assert_not_null(r);
+		enum layout want = r->out == RT_L_CHW ? LAYOUT_MODEL : (enum layout)(r->out + 1);
+		cr_assert_eq(c2->inputs[FUSE_RESIDUAL_INPUT]->layout, want, "%s: residual in %s, row %s",
+		             strategies[si], ir_layout_names[c2->inputs[FUSE_RESIDUAL_INPUT]->layout],
+		             r->name);
+		cr_assert_eq(c2->outputs[0]->layout, want);
+		ir_graph_free(g);
+	}
+	int forced = 0;
+	for (int i = 0; i < rt_n_prims; i++) {
+		struct graph *g = block(0, 1);
+		canonicalize_ok(g);
+		struct options opt = {0};
+		opt.strategy = "pbqp";
+		opt.isa = rt_sgemm_isa_host();
+		struct force_primitive f = {"conv2", rt_prims[i].name};
+		opt.force = &f;
+		opt.n_force = 1;
+		struct rt_conv2d p;
+		cr_assert_eq(pass_conv_params(find(g, "conv2"), opt.isa, &p), 0);
+		if (!rt_prims[i].applies(&p, rt_prims[i].variant)) {
+			ir_graph_free(g);
+			continue;
+		}
+		struct diag d;
+		diag_init(&d, "m.onnx", stderr);
+		cr_assert_eq(pass_select(g, &opt, &d), 0);
+		struct node *c2 = find(g, "conv2");
+		enum layout want = rt_prims[i].out == RT_L_CHW ? LAYOUT_MODEL
+		                                               : (enum layout)(rt_prims[i].out + 1);
+		cr_assert_eq(c2->inputs[FUSE_RESIDUAL_INPUT]->layout, want, "row %s", rt_prims[i].name);
+		forced++;
+		ir_graph_free(g);
+	}
+	cr_assert_gt(forced, 10);
+}
+
+/* ---- zero-copy Concat ------------------------------------------------------------- */
+
+/* x -> conv a (2 ch), conv b (3 ch), maxpool-free sigmoid s (4 ch) -> Concat -> cat */
+static struct graph *inception(int64_t batch, struct tensor **cat)
+{
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(batch, 4, 5, 5)));
+	struct tensor *a = act(g, "a", SHAPE(batch, 2, 5, 5)), *b = act(g, "b", SHAPE(batch, 3, 5, 5));
+	struct tensor *s = act(g, "s", SHAPE(batch, 4, 5, 5));
+	conv(g, "ca", x, 2, 1, a);
+	conv(g, "cb", x, 3, 3, b);
+	node(g, OP_SIGMOID, "sig", INS(x), s);
+	*cat = act(g, "cat", SHAPE(batch, 9, 5, 5));
+	struct node *n = node(g, OP_CONCAT, "concat", INS(a, b, s), *cat);
+	ir_add_attr(g, n, "axis", ATTR_INT)->i = 1;
+	return g;
+}
+
+Test(concat, inputs_become_slices_of_the_output)
+{
+	struct tensor *cat;
+	struct graph *g = inception(1, &cat);
+	node(g, OP_RELU, "after", INS(cat), output(g, act(g, "y", SHAPE(1, 9, 5, 5))));
+	canonicalize_ok(g);
+	select_ok(g, "reference"); /* no workspaces */
+	plan_ok(g);
+	const char *names[] = {"a", "b", "s"};
+	size_t want = 0;
+	for (int k = 0; k < 3; k++) {
+		struct tensor *t = ir_find_tensor(g, names[k]);
+		cr_assert_eq(t->alias, cat, "%s is a slice", names[k]);
+		cr_assert_eq(t->alias_offset, want);
+		want += ir_nbytes(t);
+	}
+	cr_assert_null(cat->alias);
+	/* the buffer lives from the first slice's writer: the arena holds the
+	 * concatenation and, before it is complete, nothing else */
+	cr_assert_eq(g->arena_size, (ir_nbytes(cat) + 63) / 64 * 64);
+	ir_graph_free(g);
+}
+
+Test(concat, output_may_be_a_graph_output)
+{
+	struct tensor *cat;
+	struct graph *g = inception(1, &cat);
+	output(g, cat);
+	canonicalize_ok(g);
+	select_ok(g, "reference");
+	plan_ok(g);
+	cr_assert_eq(ir_find_tensor(g, "a")->alias, cat);
+	cr_assert_eq(g->arena_size, 0, "the producers write the caller's buffer");
+	ir_graph_free(g);
+}
+
+Test(concat, slices_keep_their_producers_inputs_apart)
+{
+	/* b is computed from slice a of the same Concat: a lives in the
+	 * buffer, and b's writer must not clobber it */
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 4, 5, 5)));
+	struct tensor *a = act(g, "a", SHAPE(1, 4, 5, 5)), *b = act(g, "b", SHAPE(1, 4, 5, 5));
+	conv(g, "ca", x, 4, 3, a);
+	conv(g, "cb", a, 4, 3, b);
+	struct tensor *cat = act(g, "cat", SHAPE(1, 8, 5, 5));
+	struct node *n = node(g, OP_CONCAT, "concat", INS(a, b), cat);
+	ir_add_attr(g, n, "axis", ATTR_INT)->i = 1;
+	node(g, OP_RELU, "after", INS(cat), output(g, act(g, "y", SHAPE(1, 8, 5, 5))));
+	canonicalize_ok(g);
+	select_ok(g, "canonical");
+	plan_ok(g);
+	cr_assert_eq(a->alias, cat);
+	cr_assert_eq(b->alias, cat);
+	cr_assert_eq(b->alias_offset, ir_nbytes(a));
+	ir_graph_free(g);
+}
+
+Test(concat, refused_where_slices_are_not_contiguous_or_not_free)
+{
+	struct tensor *cat;
+	/* batch 2: channels are not the outermost dimension */
+	struct graph *g = inception(2, &cat);
+	output(g, cat);
+	canonicalize_ok(g);
+	select_ok(g, "canonical");
+	plan_ok(g);
+	cr_assert_null(ir_find_tensor(g, "a")->alias, "batch-2 concat made zero-copy");
+	ir_graph_free(g);
+
+	/* axis 2 (rows) of a batch-1 image */
+	g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 2, 3, 3)));
+	struct tensor *a = act(g, "a", SHAPE(1, 2, 3, 3)), *b = act(g, "b", SHAPE(1, 2, 3, 3));
+	node(g, OP_SIGMOID, "s1", INS(x), a);
+	node(g, OP_TANH, "s2", INS(x), b);
+	cat = output(g, act(g, "cat", SHAPE(1, 2, 6, 3)));
+	ir_add_attr(g, node(g, OP_CONCAT, "concat", INS(a, b), cat), "axis", ATTR_INT)->i = 2;
+	canonicalize_ok(g);
+	plan_ok(g);
+	cr_assert_null(a->alias, "axis-2 concat made zero-copy");
+	ir_graph_free(g);
+
+	/* an input that is a graph input, one that is a graph output, one read
+	 * twice by the Concat, one that is a view */
+	for (int c = 0; c < 4; c++) {
+		g = graph_new();
+		x = input(g, act(g, "x", SHAPE(1, 2, 3, 3)));
+		a = act(g, "a", SHAPE(1, 2, 3, 3));
+		node(g, OP_SIGMOID, "s1", INS(x), a);
+		struct tensor *other = x;
+		if (c == 1)
+			other = output(g, act(g, "o", SHAPE(1, 2, 3, 3)));
+		if (c == 1)
+			node(g, OP_TANH, "s2", INS(x), other);
+		if (c == 2)
+			other = a;
+		if (c == 3) {
+			struct tensor *flat = act(g, "flat", SHAPE(1, 18));
+			node(g, OP_TANH, "s2", INS(x), other = act(g, "t", SHAPE(1, 2, 3, 3)));
+			node(g, OP_FLATTEN, "f", INS(other), flat);
+			other = act(g, "back", SHAPE(1, 2, 3, 3));
+			node(g, OP_RESHAPE, "r", INS(flat), other);
+		}
+		cat = act(g, "cat", SHAPE(1, 4, 3, 3));
+		ir_add_attr(g, node(g, OP_CONCAT, "concat", INS(a, other), cat), "axis", ATTR_INT)->i =
+			1;
+		node(g, OP_RELU, "after", INS(cat), output(g, act(g, "y", SHAPE(1, 4, 3, 3))));
+		canonicalize_ok(g);
+		plan_ok(g);
+		struct node *cn = find(g, "concat");
+		size_t off[2];
+		cr_assert_not(fuse_concat_slices(g, cn, off), "case %d made zero-copy", c);
+		cr_assert(a->alias != cat, "case %d", c);
+		ir_graph_free(g);
+	}
+}
+
+Test(concat, blocked_layout_needs_whole_blocks)
+{
+	/* CHW8c, batch 1, axis 1: slices of 8 and 3 channels are whole blocks
+	 * but for the last; 3 then 8 is not */
+	for (int c = 0; c < 2; c++) {
+		struct graph *g = graph_new();
+		struct tensor *x = input(g, act(g, "x", SHAPE(1, 2, 3, 3)));
+		int64_t ca = c ? 3 : 8, cb = c ? 8 : 3;
+		struct tensor *a = act(g, "a", SHAPE(1, ca, 3, 3)), *b = act(g, "b", SHAPE(1, cb, 3, 3));
+		conv(g, "ca", x, (int)ca, 1, a);
+		conv(g, "cb", x, (int)cb, 1, b);
+		struct tensor *cat = act(g, "cat", SHAPE(1, 11, 3, 3));
+		struct node *n = node(g, OP_CONCAT, "concat", INS(a, b), cat);
+		ir_add_attr(g, n, "axis", ATTR_INT)->i = 1;
+		a->layout = b->layout = cat->layout = LAYOUT_CHW8C;
+		size_t off[2];
+		cr_assert_eq(fuse_concat_slices(g, n, off), !c, "case %d", c);
+		if (!c)
+			cr_assert_eq(off[1], 8 * 9 * sizeof(float));
+		ir_graph_free(g);
+	}
+}
+
+Test(concat, views_of_slices_keep_their_offset)
+{
+	/* Flatten(b) where b is the second slice: the view aliases the Concat's
+	 * buffer at b's offset, not at its start */
+	struct tensor *cat;
+	struct graph *g = inception(1, &cat);
+	struct tensor *b = ir_find_tensor(g, "b");
+	struct tensor *fb = output(g, act(g, "fb", SHAPE(1, 75)));
+	node(g, OP_FLATTEN, "flat_b", INS(b), fb);
+	node(g, OP_RELU, "after", INS(cat), output(g, act(g, "y", SHAPE(1, 9, 5, 5))));
+	canonicalize_ok(g);
+	select_ok(g, "reference");
+	plan_ok(g);
+	cr_assert_eq(b->alias, cat);
+	cr_assert_eq(fb->alias, cat);
+	cr_assert_eq(fb->alias_offset, b->alias_offset);
+	cr_assert_eq(b->alias_offset, 2 * 25 * sizeof(float));
+	ir_graph_free(g);
+}
+
+/* ---- the runtime's residual epilogue ---------------------------------------------- */
+
+Test(residual, runtime_epilogue_in_dense_and_blocked_layouts)
+{
+	/* y = act(y + r) on every real element; a blocked layout's pad channels
+	 * (M = 11 in blocks of 8: 5 pad lanes) keep their zeros even where
+	 * act(0) is not 0 */
+	enum { N = 2, M = 11, HW = 3, B = 8, NB = (M + B - 1) / B, SIZE = N * NB * B * HW };
+	static const int acts[] = {RT_ACT_NONE, RT_ACT_RELU, RT_ACT_SIGMOID, RT_ACT_CLIP};
+	for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++)
+		for (int block = 0; block <= B; block += B) {
+			float y[SIZE], r[SIZE], y0[SIZE];
+			for (int i = 0; i < SIZE; i++) {
+				y0[i] = y[i] = (float)((i * 37) % 23) / 11.0f - 1.0f;
+				r[i] = (float)((i * 11) % 19) / 9.0f - 1.0f;
+			}
+			for (int n = 0; block && n < N; n++) /* zero pad lanes, as producers leave them */
+				for (int i = 0; i < HW; i++)
+					for (int l = M % B; l < B; l++) {
+						size_t k = ((size_t)(n * NB + NB - 1) * HW + i) * B + l;
+						y0[k] = y[k] = r[k] = 0.0f;
+					}
+			rt_conv_residual(N, M, HW, block, acts[a], -0.25f, 0.5f, r, y);
+			int n_real = block ? N * M * HW : N * M * HW, seen = 0;
+			for (int i = 0; i < (block ? SIZE : N * M * HW); i++) {
+				int lane = i % B, blk = i / (B * HW) % NB;
+				int pad = block && blk == NB - 1 && lane >= M % B;
+				float want = pad ? 0.0f : rt_act_apply(acts[a], -0.25f, 0.5f, y0[i] + r[i]);
+				cr_assert_float_eq(y[i], want, 1e-6f, "act %d, block %d, element %d", acts[a],
+				                   block, i);
+				seen += !pad;
+			}
+			cr_assert_eq(seen, n_real);
+		}
+}
