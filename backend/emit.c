@@ -293,7 +293,7 @@ struct plan {
 	struct layer *layers;    /* [n_layers], graph order */
 	int unit_used[RT_UNIT_COUNT_];
 	int n_rt_files;
-	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 4]; /* rt_types.h, the GEMM, the units */
+	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 5]; /* rt_types.h, the GEMM, rt_simd.h, the units */
 	int uses_sgemm;          /* 1: sgemm.h is copied; 2: the whole GEMM */
 	int n_pieces;
 	struct piece *pieces;    /* [n_pieces] the runtime text, file by file */
@@ -2192,6 +2192,11 @@ static int plan_runtime(struct plan *p)
 	}
 	if (p->uses_sgemm)
 		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm.h");
+	for (int u = 0; u < RT_UNIT_COUNT_; u++) /* the SIMD layer, after sgemm.h */
+		if (p->unit_used[u] && strstr(rt_unit_deps[u], "rt_simd.h")) {
+			p->rt_files[p->n_rt_files++] = find_source(p, "rt_simd.h");
+			break;
+		}
 	if (p->uses_sgemm == 2 && p->opt->blas_openblas) {
 		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm_cblas.c");
 	} else if (p->uses_sgemm == 2) {
