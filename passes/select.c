@@ -102,8 +102,10 @@ int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p)
 
 /* Whether t can live in layouts other than the model's: a tensor of rank 3
  * or 4 that existed when the selection was made and that a convolution
- * writes or reads as X (no other kernel reads or writes another layout, so
- * nothing else is ever converted, and no transform cost is asked for it). */
+ * writes or reads as X, or a non-convolution with a choice of layout
+ * (nonconv.c) writes or reads (no other kernel reads or writes another
+ * layout, so nothing else is ever converted, and no transform cost is asked
+ * for it). */
 static int convertible(const struct selection *s, const struct tensor *t)
 {
 	return t->index < s->n_tensors && s->conv_io[t->index];
@@ -136,13 +138,19 @@ struct selection *sel_new(struct graph *g, const struct options *opt, const char
 	s->conv_io = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->conv_io);
 	for (int i = 0; i < s->n; i++) {
 		const struct node *n = s->nodes[i];
-		if (n->op != OP_CONV)
-			continue;
-		struct tensor *io[2] = {n->inputs[0], n->outputs[0]};
-		for (int k = 0; k < 2; k++)
-			if (io[k] && (io[k]->rank == 3 || io[k]->rank == 4) &&
-			    io[k]->dtype == DTYPE_F32)
-				s->conv_io[io[k]->index] = 1;
+		int any_in = n->op == OP_CONV, any_out = n->op == OP_CONV;
+		for (int a = 0; a < s->n_alt[i]; a++) {
+			any_in |= s->alt[i][a].in != RT_L_CHW;
+			any_out |= s->alt[i][a].out != RT_L_CHW;
+		}
+		int n_in = s->n_alt[i] ? s->alt[i][0].n_in : 1;
+		for (int k = 0; k < n->n_inputs + 1; k++) {
+			struct tensor *t = k < n->n_inputs ? n->inputs[k] : n->outputs[0];
+			if (!(k < n->n_inputs ? any_in && k < (n_in > 1 ? n_in : 1) : any_out))
+				continue;
+			if (t && (t->rank == 3 || t->rank == 4) && t->dtype == DTYPE_F32)
+				s->conv_io[t->index] = 1;
+		}
 	}
 	s->dp = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->dp);
 	for (int i = 0; i < s->n_tensors; i++)
@@ -172,10 +180,18 @@ void sel_free(struct selection *s)
 
 /* ---- conversion plans ------------------------------------------------------ */
 
+/* Whether node j reads input slot k in the layout its alternative says
+ * (a convolution's X, a non-convolution's same-layout operands). */
+static int flex_slot(const struct selection *s, int j, int k)
+{
+	int n_in = s->n_alt[j] ? s->alt[j][0].n_in : 1;
+	return k < (n_in > 1 ? n_in : 1);
+}
+
 /* The layout node i reads input slot k in under alternative a. */
 static int wants(const struct selection *s, int i, int a, int k)
 {
-	return k == 0 ? s->alt[i][a].in : RT_L_CHW;
+	return flex_slot(s, i, k) ? s->alt[i][a].in : RT_L_CHW;
 }
 
 /* The wants of tensor t: readers with one alternative (and the graph
@@ -190,7 +206,7 @@ static void readers(const struct selection *s, const struct tensor *t, int *fixe
 		for (int k = 0; k < n->n_inputs; k++) {
 			if (n->inputs[k] != t)
 				continue;
-			if (k == 0 && s->n_alt[j] > 1) {
+			if (flex_slot(s, j, k) && s->n_alt[j] > 1) {
 				if (*n_var == 0 || var[*n_var - 1] != j)
 					var[(*n_var)++] = j;
 			} else {
@@ -395,7 +411,7 @@ static struct tensor *need(struct walk *w, struct tensor *t, int l)
 	return w->apply ? w->ver[t->index][l] : t;
 }
 
-/* Whether every live reader of t is a convolution reading it as X (then a
+/* Whether every live reader of t reads it in a layout of its choice (then a
  * non-CHW output layout costs nothing until one of them wants it back). */
 static int only_convs_read(const struct selection *s, const struct tensor *t)
 {
@@ -404,7 +420,8 @@ static int only_convs_read(const struct selection *s, const struct tensor *t)
 	for (int i = 0; i < s->n; i++) {
 		const struct node *n = s->nodes[i];
 		for (int k = 0; k < n->n_inputs; k++)
-			if (n->inputs[k] == t && (n->op != OP_CONV || k != 0))
+			if (n->inputs[k] == t &&
+			    !(flex_slot(s, i, k) && (n->op == OP_CONV || s->alt[i][0].nck)))
 				return 0;
 	}
 	return 1;
@@ -420,8 +437,9 @@ static int choose_locally(const struct walk *w, int i)
 	for (int a = 0; a < s->n_alt[i]; a++) {
 		const struct sel_alt *al = &s->alt[i][a];
 		double cost = al->cost_us;
-		if (n->n_inputs > 0 && n->inputs[0])
-			cost += avail_cost(w, n->inputs[0], al->in);
+		for (int k = 0; k < n->n_inputs; k++)
+			if (n->inputs[k] && flex_slot(s, i, k) && (k == 0 || n->inputs[k] != n->inputs[0]))
+				cost += avail_cost(w, n->inputs[k], al->in);
 		const struct tensor *y = n->n_outputs > 0 ? n->outputs[0] : NULL;
 		if (al->out != RT_L_CHW && y && convertible(s, y) && !only_convs_read(s, y))
 			cost += s->dp[y->index].cost[al->out][RT_L_CHW];
@@ -500,7 +518,7 @@ static void walk_node(struct walk *w, int i)
 	w->total += al->cost_us;
 	for (int k = 0; k < n->n_inputs; k++)
 		if (n->inputs[k]) {
-			struct tensor *t = need(w, n->inputs[k], k == 0 ? al->in : RT_L_CHW);
+			struct tensor *t = need(w, n->inputs[k], wants(s, i, s->choice[i], k));
 			if (w->apply)
 				n->inputs[k] = t;
 		}
@@ -532,6 +550,9 @@ static void walk_node(struct walk *w, int i)
 		n->primitive = al->prim->name;
 		n->cost_us = al->cost_us;
 		n->ws_bytes = al->prim->ws(&p, al->prim->variant) * sizeof(float);
+	} else if (w->apply && al->nck) {
+		n->primitive = al->nck->name; /* the emitter reads the layout off the tensors */
+		n->cost_us = al->cost_us;
 	} else if (w->apply && (n->op == OP_GEMM || n->op == OP_MATMUL)) {
 		select_fc(s->g, s->opt, n);
 	}
@@ -883,12 +904,12 @@ static int rivals(struct graph *g, const struct options *opt, struct diag *d, st
 static void report(const struct graph *g, const struct options *opt, const char *strategy,
                    double total, const struct solved *sv, const struct rival *r, int n_r)
 {
-	double convs = 0, transforms = 0;
+	double convs = 0, transforms = 0, others = 0;
 	int n_tr = 0;
 	printf("selection: strategy %s; costs: %s\n", strategy, costs_source(opt));
 	/* cost first: the layer table after this one is keyed by node name */
-	printf("  %13s  %-40s %s\n", "cost (µs)", "primitive, + transform inserted",
-	       "convolution or tensor converted");
+	printf("  %13s  %-40s %s\n", "cost (µs)", "primitive or kernel, + transform inserted",
+	       "layer or tensor converted");
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct node *n = g->nodes[i];
 		if (n->op == OP_LAYOUT) {
@@ -899,10 +920,16 @@ static void report(const struct graph *g, const struct options *opt, const char 
 			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive ? n->primitive : "reference",
 			       n->name);
 			convs += n->cost_us;
+		} else if (n->primitive && strncmp(n->primitive, "nc_", 3) == 0) {
+			/* a non-convolution's kernel row: its name says the layout */
+			printf("  %12.2f  %-40s %s (%s)\n", n->cost_us, n->primitive, n->name,
+			       ir_op_names[n->op]);
+			others += n->cost_us;
 		}
 	}
-	printf("  predicted: convolutions %.2f µs + %d transforms %.2f µs = %.2f µs\n", convs, n_tr,
-	       transforms, total);
+	printf("  predicted: convolutions %.2f µs + other layers %.2f µs + %d transforms %.2f µs = "
+	       "%.2f µs\n",
+	       convs, others, n_tr, transforms, total);
 	if (sv)
 		printf("  pbqp: %d nodes, %d edges; reductions R0 %d, RI %d, RII %d, RN %d (%s); %s; "
 		       "objective %.2f µs%s; %.4f s\n",

@@ -18,7 +18,8 @@ libdnncc_rt_a_SOURCES += runtime/primitives.h runtime/primitives.def runtime/tra
 	runtime/prep_im2.h runtime/prep_kn2.h runtime/prep_winograd.h runtime/prep_fft.h \
 	runtime/prep_depthwise.h \
 	runtime/fam_sum2d.def runtime/fam_direct.def runtime/fam_im2.def runtime/fam_kn2.def \
-	runtime/fam_winograd.def runtime/fam_fft.def runtime/fam_depthwise.def
+	runtime/fam_winograd.def runtime/fam_fft.def runtime/fam_depthwise.def \
+	runtime/nonconv.def
 
 # dnncc's blocked SGEMM (sgemm.h): driver, A packing, host detection and one
 # micro-kernel per ISA. Generated code gets sgemm.h, the target's kernel and
