@@ -1071,6 +1071,12 @@ static int plan_unary(struct plan *p, struct layer *l)
 	}
 	l->u.unary.n = (int64_t)(ir_nbytes(y) / sizeof(float)); /* any layout: element-wise */
 	l->unit = RT_UNIT_UNARY;
+	if (n->op == OP_RELU || n->op == OP_LEAKY_RELU) {
+		l->unit = RT_UNIT_ACT_VEC; /* vectorised */
+		l->kernel = "rt_act_vec";
+		add_arg(l, x, "x");
+		return 0;
+	}
 	l->kernel = "rt_unary";
 	add_arg(l, x, "x");
 	return 0;
@@ -3077,6 +3083,12 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		}
 		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
+		if (l->unit == RT_UNIT_ACT_VEC) {
+			emit_line(e, "rt_act_vec(%s, %s, RT_SGEMM_ISA, %" PRId64 ", x, y); /* act, alpha, "
+			             "ISA, n */",
+			          rt_act_names[l->u.unary.act], f[0], l->u.unary.n);
+			break;
+		}
 		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
 		          rt_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
 		break;

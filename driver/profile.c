@@ -210,9 +210,12 @@ static void add_nonconv(struct profile *pr, struct node *n, int row)
 	case NC_ACT: {
 		const char *act = n->op == OP_RELU ? "RT_ACT_RELU" : n->op == OP_LEAKY_RELU ?
 		                  "RT_ACT_LEAKY_RELU" : n->op == OP_TANH ? "RT_ACT_TANH" : "RT_ACT_SIGMOID";
-		snprintf(body, sizeof body, "\trt_unary(%s, %a, 0.0f, %zu, x, y);\n", act,
-		         n->op == OP_LEAKY_RELU ? ir_attr_float(n, "alpha", 0.01) : 0.0, c.ny);
-		c.unit = RT_UNIT_UNARY;
+		int vec = n->op == OP_RELU || n->op == OP_LEAKY_RELU; /* act_vec.c, as emitted */
+		snprintf(body, sizeof body,
+		         vec ? "\trt_act_vec(%s, %a, RT_SGEMM_ISA, %zu, x, y);\n"
+		             : "\trt_unary(%s, %a, 0.0f, %zu, x, y);\n",
+		         act, n->op == OP_LEAKY_RELU ? ir_attr_float(n, "alpha", 0.01) : 0.0, c.ny);
+		c.unit = vec ? RT_UNIT_ACT_VEC : RT_UNIT_UNARY;
 		break;
 	}
 	case NC_ELTWISE: {

@@ -7,7 +7,7 @@ RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
 	runtime/clip.c runtime/batchnorm.c runtime/unary_math.c \
 	runtime/reduce.c runtime/normalize.c runtime/hardmax.c \
 	runtime/pad_mode.c runtime/resize.c runtime/conv_transpose.c \
-	runtime/pool_cl.c runtime/global_pool_cl.c runtime/eltwise.c
+	runtime/pool_cl.c runtime/global_pool_cl.c runtime/eltwise.c runtime/act_vec.c
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/rt_simd.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
 
 # The convolution primitive library (issue 3): tables, compile-time prep

@@ -1,7 +1,8 @@
 /* test_nonconv.c - the layout-aware non-convolution kernels (pool_cl.c,
  * global_pool_cl.c, eltwise.c) against the textbook CHW kernels, in every
  * layout they run (HWC, CHW8c, CHW16c) and with every ISA the host executes
- * (rt_sgemm_isa_supported; one test per ISA, an ISA the host lacks skips).
+ * (rt_sgemm_isa_supported; one test per ISA, an ISA the host lacks skips),
+ * and the vectorised Relu/LeakyRelu (act_vec.c) against rt_unary.
  *
  * Shapes: random sizes including 1, channels below, at, above and not a
  * multiple of the block or the SIMD width, kernels 1..5, strides 1..3,
@@ -209,10 +210,34 @@ static void eltwise_case(int isa)
 	}
 }
 
+static void act_case(int isa)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	rng = 5151u + (unsigned)isa;
+	for (int n = 0; n <= 70; n++) {
+		float x[71], y[72], ref[71];
+		for (int i = 0; i < n; i++)
+			x[i] = rndf();
+		for (int leaky = 0; leaky < 2; leaky++) {
+			int act = leaky ? RT_ACT_LEAKY_RELU : RT_ACT_RELU;
+			rt_unary(act, 0.125f, 0.0f, (size_t)n, x, ref);
+			y[n] = 42.0f;
+			rt_act_vec(act, 0.125f, isa, (size_t)n, x, y);
+			size_t at;
+			double e = worst(y, ref, (size_t)n, &at);
+			cr_assert(e == 0 && y[n] == 42.0f, "%s [%s] n %d: err %.3g at %zu%s",
+			          leaky ? "LeakyRelu" : "Relu", rt_sgemm_isa_name(isa), n, e, at,
+			          y[n] == 42.0f ? "" : "; wrote past n");
+		}
+	}
+}
+
 #define NONCONV_TESTS_FOR_ISA(ISA, sfx)                                   \
 	Test(nonconv, pool_##sfx) { pool_case(ISA, 150); }                \
 	Test(nonconv, global_pool_##sfx) { global_case(ISA, 60); }        \
-	Test(nonconv, eltwise_##sfx) { eltwise_case(ISA); }
+	Test(nonconv, eltwise_##sfx) { eltwise_case(ISA); }                \
+	Test(nonconv, act_##sfx) { act_case(ISA); }
 
 NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_C, c)
 NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_AVX2, avx2)
