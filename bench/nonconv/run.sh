@@ -4,7 +4,7 @@
 # driver.c (median of 15 calls after a warm-up), and the share of the time
 # spent in layers that are neither a convolution nor a layout transform, from
 # the generated per-layer profile.
-#   run.sh BEFORE_DNNCC AFTER_DNNCC MODEL.onnx...
+#   run.sh BEFORE_DNNCC AFTER_DNNCC MODEL.onnx...   (BEFORE_DNNCC "-": after only)
 # Prints one line per model and dnncc: median ms, non-conv ms and share,
 # transforms ms. Needs awk and cc.
 set -eu
@@ -18,6 +18,7 @@ for m in "$@"; do
 	name=$(basename "$m" .onnx)
 	for which in before after; do
 		eval "dn=\$$which"
+		[ "$dn" = - ] && continue
 		d=$work/$name-$which
 		mkdir -p "$d"
 		"$dn" "$m" -o "$d/model.c" --name model --instrument >/dev/null
