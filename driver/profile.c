@@ -485,7 +485,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 			const struct rt_transform *t = &rt_transforms[c->row];
 			fprintf(f,
 			        "\t{\"transform\", \"%s\", \"%s\", 0, %s, 0, 0, %d, %d, %d, %d, %zu, 0, 0, "
-			        "%zu, 0, %.6g},\n",
+			        "%zu, 0, %.6g, 0},\n",
 			        t->name, c->key, t->run_name, c->N, c->C, c->H, c->W,
 			        (size_t)c->N * rt_layout_size(t->from, c->C, c->H, c->W),
 			        (size_t)c->N * rt_layout_size(t->to, c->C, c->H, c->W), isfinite(c->estimate_us) ? c->estimate_us : 0.0);
@@ -494,7 +494,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 			const struct rt_conv2d *p = &pr->scenarios[c->scenario];
 			fprintf(f,
 			        "\t{\"prim\", \"%s\", \"%s\", %s, 0, &layer%d, %d, 0, 0, 0, 0, %zu, %zu, %d, "
-			        "%zu, %zu, %.6g},\n",
+			        "%zu, %zu, %.6g, 0},\n",
 			        r->name, c->key, r->run_name, c->scenario, r->variant,
 			        (size_t)p->N * rt_layout_size(r->in, p->C, p->H, p->W), conv_weights(r, p),
 			        p->M, (size_t)p->N * rt_layout_size(r->out, p->M, p->oH, p->oW),
