@@ -198,6 +198,7 @@ struct layer {
 	enum rt_unit unit;     /* the runtime unit it calls */
 	const char *kernel;    /* the runtime function, for the comment */
 	const struct rt_prim *prim; /* OP_CONV: the primitive row select chose, or NULL */
+	int block;             /* pool_cl.c, global_pool_cl.c: 0 HWC, 8 CHW8c, 16 CHW16c */
 	size_t ws_bytes;       /* arena workspace passed as the last argument, or 0 */
 	size_t ws_offset;      /* its arena byte offset */
 	int n_args;            /* tensors passed to the function: data inputs, then the output */
@@ -215,6 +216,7 @@ struct layer {
 		struct {
 			int op; /* enum rt_binop */
 			struct rt_bcast b;
+			int64_t n; /* eltwise.c: floats of each operand, in their layout */
 		} binary;
 		struct {
 			int act;
@@ -235,6 +237,7 @@ struct layer {
 		} softmax;
 		struct {
 			int nc, hw;
+			int N, C; /* global_pool_cl.c */
 		} global;
 		struct {
 			int N, C, HW, size;
@@ -300,7 +303,7 @@ struct plan {
 	struct layer *layers;    /* [n_layers], graph order */
 	int unit_used[RT_UNIT_COUNT_];
 	int n_rt_files;
-	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 4]; /* rt_types.h, the GEMM, the units */
+	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 5]; /* rt_types.h, the GEMM, rt_simd.h, the units */
 	int uses_sgemm;          /* 1: sgemm.h is copied; 2: the whole GEMM */
 	int n_pieces;
 	struct piece *pieces;    /* [n_pieces] the runtime text, file by file */
@@ -910,6 +913,14 @@ static int plan_conv(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* A tensor select left in HWC or a blocked layout: the layout-aware
+ * kernels' block (0 HWC, 8, 16); -1 for the model's layout (and HCW). */
+static int cl_block(const struct tensor *t)
+{
+	return t->layout == LAYOUT_HWC ? 0 : t->layout == LAYOUT_CHW8C ? 8 :
+	       t->layout == LAYOUT_CHW16C ? 16 : -1;
+}
+
 static int plan_pool(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -941,6 +952,15 @@ static int plan_pool(struct plan *p, struct layer *l)
 	};
 	l->unit = avg ? RT_UNIT_AVGPOOL : RT_UNIT_MAXPOOL;
 	l->kernel = avg ? "rt_avgpool2d" : "rt_maxpool2d";
+	if ((l->block = cl_block(x)) >= 0) {
+		if (x->layout != y->layout || nsp != 2) {
+			diag_error(p->d, n, "internal error: pooling from %s to %s", tensor_desc(p, x),
+			           tensor_desc(p, y));
+			return -1;
+		}
+		l->unit = RT_UNIT_POOL_CL;
+		l->kernel = "rt_pool2d_cl";
+	}
 	add_arg(l, x, "x");
 	return 0;
 }
@@ -1096,6 +1116,26 @@ static int plan_binary(struct plan *p, struct layer *l)
 	                          [OP_DIV] = RT_DIV, [OP_POW] = RT_POW, [OP_PRELU] = RT_PRELU,
 	                          [OP_MAX] = RT_MAX, [OP_MIN] = RT_MIN, [OP_SUM] = RT_ADD};
 	l->u.binary.op = ops[n->op];
+	int same = a->layout == y->layout && b->layout == y->layout && a->rank == y->rank &&
+	           b->rank == y->rank;
+	for (int k = 0; same && k < y->rank; k++)
+		same = a->dims[k] == y->dims[k] && b->dims[k] == y->dims[k];
+	int op = l->u.binary.op;
+	if (same && a->dtype == DTYPE_F32 && (op == RT_ADD || op == RT_SUB || op == RT_MUL ||
+	                                      op == RT_MAX || op == RT_MIN)) {
+		/* one shape, one layout: element order does not matter (eltwise.c) */
+		l->u.binary.n = (int64_t)(ir_nbytes(y) / sizeof(float));
+		l->unit = RT_UNIT_ELTWISE;
+		l->kernel = "rt_eltwise";
+		add_arg(l, a, "a");
+		add_arg(l, b, "b");
+		return 0;
+	}
+	if (a->layout != LAYOUT_MODEL || b->layout != LAYOUT_MODEL || y->layout != LAYOUT_MODEL) {
+		diag_error(p->d, n, "internal error: broadcasting %s and %s to %s", tensor_desc(p, a),
+		           tensor_desc(p, b), tensor_desc(p, y));
+		return -1;
+	}
 	if (to_bcast(p, n, y->rank, dims, strides, &l->u.binary.b))
 		return -1;
 	l->unit = RT_UNIT_BINARY;
@@ -1130,8 +1170,18 @@ static int plan_unary(struct plan *p, struct layer *l)
 		           shape_str(p, y));
 		return -1;
 	}
-	l->u.unary.n = ir_numel(y);
+	if (x->layout != y->layout) {
+		diag_error(p->d, n, "internal error: %s from %s", tensor_desc(p, y), tensor_desc(p, x));
+		return -1;
+	}
+	l->u.unary.n = (int64_t)(ir_nbytes(y) / sizeof(float)); /* any layout: element-wise */
 	l->unit = RT_UNIT_UNARY;
+	if (n->op == OP_RELU || n->op == OP_LEAKY_RELU) {
+		l->unit = RT_UNIT_ACT_VEC; /* vectorised */
+		l->kernel = "rt_act_vec";
+		add_arg(l, x, "x");
+		return 0;
+	}
 	l->kernel = "rt_unary";
 	add_arg(l, x, "x");
 	return 0;
@@ -1408,6 +1458,16 @@ static int plan_global_pool(struct plan *p, struct layer *l)
 	int avg = n->op == OP_GLOBAL_AVGPOOL;
 	l->unit = avg ? RT_UNIT_GLOBAL_AVGPOOL : RT_UNIT_GLOBAL_MAXPOOL;
 	l->kernel = avg ? "rt_global_avgpool" : "rt_global_maxpool";
+	if ((l->block = cl_block(x)) >= 0) { /* y [N, C] in the model's layout */
+		if (x->rank != 4 || n->outputs[0]->layout != LAYOUT_MODEL) {
+			diag_error(p->d, n, "internal error: global pooling of %s", tensor_desc(p, x));
+			return -1;
+		}
+		l->u.global.N = (int)x->dims[0];
+		l->u.global.C = (int)x->dims[1];
+		l->unit = RT_UNIT_GLOBAL_POOL_CL;
+		l->kernel = "rt_global_pool_cl";
+	}
 	add_arg(l, x, "x");
 	return 0;
 }
@@ -1494,6 +1554,27 @@ static int plan_concat(struct plan *p, struct layer *l)
 		return 0;
 	}
 	int64_t outer = prod(y->dims, 0, ax), inner = prod(y->dims, ax + 1, y->rank);
+	int64_t blk = y->layout == LAYOUT_CHW8C ? 8 : y->layout == LAYOUT_CHW16C ? 16 : 1;
+	if (y->layout != LAYOUT_MODEL) {
+		/* channels of another layout: [N][H][C][W] is [N*H, C*W]; [N][H][W][C] is
+		 * [N*H*W, C]; [N][C/b][H][W][b] is [N, C*H*W] (each C a multiple of b) */
+		int ok = ax == 1 && y->rank == 4;
+		for (int i = 0; ok && i < k; i++)
+			ok = n->inputs[i] && n->inputs[i]->layout == y->layout &&
+			     n->inputs[i]->rank == 4 && n->inputs[i]->dims[1] % blk == 0;
+		if (!ok) {
+			diag_error(p->d, n, "internal error: Concat on axis %" PRId64 " into %s", axis,
+			           tensor_desc(p, y));
+			return -1;
+		}
+		if (y->layout == LAYOUT_HCW) {
+			outer = y->dims[0] * y->dims[2];
+			inner = y->dims[3];
+		} else if (y->layout == LAYOUT_HWC) {
+			outer = y->dims[0] * y->dims[2] * y->dims[3];
+			inner = 1;
+		}
+	}
 	int64_t total = y->dims[ax] * inner, offset = 0;
 	if (!fits_int(p, n, outer, "size") || !fits_int(p, n, total, "size"))
 		return -1;
@@ -2379,6 +2460,11 @@ static int plan_runtime(struct plan *p)
 	}
 	if (p->uses_sgemm)
 		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm.h");
+	for (int u = 0; u < RT_UNIT_COUNT_; u++) /* the SIMD layer, after sgemm.h */
+		if (p->unit_used[u] && strstr(rt_unit_deps[u], "rt_simd.h")) {
+			p->rt_files[p->n_rt_files++] = find_source(p, "rt_simd.h");
+			break;
+		}
 	if (p->uses_sgemm == 2 && p->opt->blas_openblas) {
 		p->rt_files[p->n_rt_files++] = find_source(p, "sgemm_cblas.c");
 	} else if (p->uses_sgemm == 2) {
@@ -2577,6 +2663,8 @@ static const char *profile_primitive(const struct layer *l)
 		return l->prim->name;
 	if (l->node->op == OP_LAYOUT && l->node->primitive)
 		return l->node->primitive;
+	if (l->node->primitive && strncmp(l->node->primitive, "nc_", 3) == 0)
+		return l->node->primitive; /* a non-convolution's kernel row (nonconv.def) */
 	return l->kernel;
 }
 
@@ -3237,7 +3325,12 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, ".padT = %d, .padL = %d, .padB = %d, .padR = %d, .count_include_pad = %d,",
 		          c->padT, c->padL, c->padB, c->padR, c->count_include_pad);
 		emit_close(e, ";");
-		emit_line(e, "%s(&p, x, y);", l->kernel);
+		if (l->unit == RT_UNIT_POOL_CL)
+			emit_line(e, "rt_pool2d_cl(&p, RT_SGEMM_ISA, %d, %d, x, y); /* ISA, block (0: "
+			             "HWC), average */",
+			          l->block, n->op == OP_AVGPOOL);
+		else
+			emit_line(e, "%s(&p, x, y);", l->kernel);
 		break;
 	}
 	case OP_GEMM: {
@@ -3297,6 +3390,12 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV",
 		                                  "RT_POW", "RT_PRELU", "RT_MAX", "RT_MIN"};
 		_Static_assert(sizeof opn / sizeof opn[0] == RT_MIN + 1, "one name per rt_binop");
+		if (l->unit == RT_UNIT_ELTWISE) {
+			emit_line(e, "rt_eltwise(%s, RT_SGEMM_ISA, %" PRId64 ", a, b, y); /* op, ISA, "
+			             "floats */",
+			          opn[l->u.binary.op], l->u.binary.n);
+			break;
+		}
 		const struct rt_bcast *b = &l->u.binary.b;
 		ints_str(f[0], sizeof f[0], b->dims, b->rank);
 		ints_str(f[1], sizeof f[1], b->sa, b->rank);
@@ -3325,6 +3424,12 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		}
 		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
+		if (l->unit == RT_UNIT_ACT_VEC) {
+			emit_line(e, "rt_act_vec(%s, %s, RT_SGEMM_ISA, %" PRId64 ", x, y); /* act, alpha, "
+			             "ISA, n */",
+			          rt_act_names[l->u.unary.act], f[0], l->u.unary.n);
+			break;
+		}
 		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
 		          rt_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
 		break;
@@ -3430,6 +3535,13 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		break;
 	case OP_GLOBAL_AVGPOOL:
 	case OP_GLOBAL_MAXPOOL:
+		if (l->unit == RT_UNIT_GLOBAL_POOL_CL) {
+			emit_line(e, "rt_global_pool_cl(%d, %d, %d, RT_SGEMM_ISA, %d, %d, x, y); /* N, C, "
+			             "spatial size, ISA, block (0: HWC), average */",
+			          l->u.global.N, l->u.global.C, l->u.global.hw, l->block,
+			          n->op == OP_GLOBAL_AVGPOOL);
+			break;
+		}
 		emit_line(e, "%s(%d, %d, x, y); /* N*C, spatial size */", l->kernel, l->u.global.nc,
 		          l->u.global.hw);
 		break;

@@ -5,7 +5,7 @@ BUILT_SOURCES += backend/runtime_text.c
 CLEANFILES += backend/runtime_text.c
 
 # The GEMM is copied whole when a unit needs it (units.def deps "sgemm.c").
-RT_EMBEDDED = runtime/rt_types.h runtime/sgemm.h runtime/sgemm.c runtime/sgemm_c.c \
+RT_EMBEDDED = runtime/rt_types.h runtime/sgemm.h runtime/rt_simd.h runtime/sgemm.c runtime/sgemm_c.c \
 	runtime/sgemm_avx2.c runtime/sgemm_avx512.c runtime/sgemm_neon.c runtime/sgemm_cblas.c \
 	$(RT_UNITS)
 backend/runtime_text.c: tools/embed$(EXEEXT) $(addprefix $(srcdir)/,$(RT_EMBEDDED))

@@ -68,3 +68,11 @@ bench-strategies: dnncc$(EXEEXT)
 # bench/fusion.sh: arena and end-to-end time with and without the fusions
 # (BASE=old-dnncc bench/fusion.sh; results in bench/results/fusion.md).
 EXTRA_DIST += bench/fusion.sh bench/time_model.c bench/results/fusion.md
+# bench/nonconv: issue 9's before/after for non-convolution layers, each
+# model compiled by BEFORE (another dnncc) and this one with --instrument:
+# median ms and the share of non-convolution layers.
+#   make bench-nonconv BEFORE=/path/to/old/dnncc MODELS="a.onnx b.onnx"
+EXTRA_DIST += bench/nonconv/run.sh bench/nonconv/driver.c bench/nonconv/results.md
+.PHONY: bench-nonconv
+bench-nonconv: dnncc$(EXEEXT)
+	sh $(srcdir)/bench/nonconv/run.sh '$(BEFORE)' $(abs_top_builddir)/dnncc$(EXEEXT) $(MODELS)

@@ -8,6 +8,11 @@
  *    primitive row whose predicate accepts it, and every distinct N,C,H,W of
  *    a 3-D/4-D activation gets one case per layout transform. The cost key of
  *    each case is costs.c's, so what is measured is what selection looks up.
+ *    Every pooling, global pooling, activation, same-shape element-wise and
+ *    channel Concat layer gets one case per kernel row of runtime/nonconv.def
+ *    that applies (one per layout: passes/nonconv.c), a small function calling
+ *    that kernel as generated code would, with inputs packed one after the
+ *    other in one buffer.
  * 2. Cache. Cases already in this machine's cache file are not measured
  *    again. The cache is a cost table per (CPU model, target ISA, compiler,
  *    flags, dnncc version, BLAS), in $DNNCC_CACHE_DIR, else
@@ -53,15 +58,33 @@ static const char *const isa_names[] = {
 	"RT_SGEMM_ISA_C", "RT_SGEMM_ISA_AVX2", "RT_SGEMM_ISA_AVX512", "RT_SGEMM_ISA_NEON",
 };
 
-/* One measurement: a primitive on a scenario or a transform on a shape. */
+/* Runtime units, numbered as the emitter numbers them (units.def). */
+enum profile_unit {
+#define X(e, file) e,
+#include "runtime/units.def"
+#undef X
+	PROFILE_UNIT_COUNT_
+};
+
+/* One measurement: a primitive on a scenario, a transform on a shape, or a
+ * non-convolution kernel on a layer. */
 struct pcase {
-	int transform;      /* 0: rt_prims[row], 1: rt_transforms[row] */
+	int transform;      /* 0: rt_prims[row], 1: rt_transforms[row], 2: nc_kernels[row] */
 	int row;
 	int scenario;       /* prim: index into profile.scenarios */
 	int N, C, H, W;     /* transform: the tensor */
 	char key[256];      /* costs.c's scenario key */
 	double estimate_us; /* the built-in model's guess, weights the progress ETA */
+	char *code;         /* nonconv: body of void f(const float *x, float *y), owned */
+	int unit;           /* nonconv: the runtime unit it calls (enum profile_unit) */
+	size_t nx, ny;      /* nonconv: floats of all inputs (one after the other) and output */
 };
+
+static const char *case_row(const struct pcase *c)
+{
+	return c->transform == 2 ? nc_kernels[c->row].name :
+	       c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name;
+}
 
 struct profile {
 	const struct options *opt;
@@ -79,8 +102,10 @@ static void add_case(struct profile *pr, const struct pcase *c)
 {
 	for (int i = 0; i < pr->n_cases; i++)
 		if (pr->cases[i].transform == c->transform && pr->cases[i].row == c->row &&
-		    strcmp(pr->cases[i].key, c->key) == 0)
+		    strcmp(pr->cases[i].key, c->key) == 0) {
+			free(c->code);
 			return;
+		}
 	if (pr->n_cases == pr->cap_cases) {
 		pr->cap_cases = pr->cap_cases ? 2 * pr->cap_cases : 64;
 		pr->cases = xrealloc(pr->cases, pr->cap_cases * sizeof *pr->cases);
@@ -129,6 +154,100 @@ static void add_shape(struct profile *pr, const struct tensor *t)
 	}
 }
 
+/* The call of non-convolution kernel k on layer n, as the emitter makes it
+ * (backend/emit.c): a function body over x (the inputs one after the
+ * other, each in k's layout) and y. */
+static void add_nonconv(struct profile *pr, struct node *n, int row)
+{
+	const struct nc_kernel *k = &nc_kernels[row];
+	const struct tensor *x = n->inputs[0], *y = n->outputs[0];
+	int b = nc_block(k->layout), cl = k->layout == RT_L_HWC || b;
+	int N = (int)y->dims[0], C = (int)y->dims[1], H = (int)y->dims[2], W = (int)y->dims[3];
+	char body[8192];
+	size_t len = 0;
+	struct pcase c = {.transform = 2, .row = row};
+	nc_key(n, c.key, sizeof c.key);
+	c.estimate_us = nc_model_us(k, n, pr->opt->isa);
+	for (int i = 0; i < n->n_inputs; i++) {
+		const struct tensor *t = n->inputs[i];
+		c.nx += (size_t)t->dims[0] * rt_layout_size(k->layout, (int)t->dims[1], (int)t->dims[2],
+		                                            (int)t->dims[3]);
+	}
+	c.ny = (size_t)N * rt_layout_size(k->kind == NC_GPOOL ? RT_L_CHW : k->layout, C, H, W);
+	switch (k->kind) {
+	case NC_POOL: {
+		struct rt_pool2d p;
+		if (nc_pool_params(n, &p))
+			return;
+		int avg = n->op == OP_AVGPOOL;
+		len += snprintf(body + len, sizeof body - len,
+		                "\tstatic const struct rt_pool2d p = {%d, %d, %d, %d, %d, %d, %d, %d, %d, "
+		                "%d, %d, %d, %d, %d, %d, %d, %d};\n",
+		                p.N, p.C, p.H, p.W, p.oH, p.oW, p.kH, p.kW, p.sH, p.sW, p.dH, p.dW, p.padT,
+		                p.padL, p.padB, p.padR, p.count_include_pad);
+		if (cl)
+			snprintf(body + len, sizeof body - len,
+			         "\trt_pool2d_cl(&p, RT_SGEMM_ISA, %d, %d, x, y);\n", b, avg);
+		else
+			snprintf(body + len, sizeof body - len, "\t%s(&p, x, y);\n",
+			         avg ? "rt_avgpool2d" : "rt_maxpool2d");
+		c.unit = cl ? RT_UNIT_POOL_CL : avg ? RT_UNIT_AVGPOOL : RT_UNIT_MAXPOOL;
+		break;
+	}
+	case NC_GPOOL: {
+		int avg = n->op == OP_GLOBAL_AVGPOOL, hw = (int)(x->dims[2] * x->dims[3]);
+		if (cl)
+			snprintf(body, sizeof body,
+			         "\trt_global_pool_cl(%d, %d, %d, RT_SGEMM_ISA, %d, %d, x, y);\n", N, C, hw,
+			         b, avg);
+		else
+			snprintf(body, sizeof body, "\t%s(%d, %d, x, y);\n",
+			         avg ? "rt_global_avgpool" : "rt_global_maxpool", N * C, hw);
+		c.unit = cl ? RT_UNIT_GLOBAL_POOL_CL : avg ? RT_UNIT_GLOBAL_AVGPOOL
+		                                           : RT_UNIT_GLOBAL_MAXPOOL;
+		break;
+	}
+	case NC_ACT: {
+		const char *act = n->op == OP_RELU ? "RT_ACT_RELU" : n->op == OP_LEAKY_RELU ?
+		                  "RT_ACT_LEAKY_RELU" : n->op == OP_TANH ? "RT_ACT_TANH" : "RT_ACT_SIGMOID";
+		int vec = n->op == OP_RELU || n->op == OP_LEAKY_RELU; /* act_vec.c, as emitted */
+		snprintf(body, sizeof body,
+		         vec ? "\trt_act_vec(%s, %a, RT_SGEMM_ISA, %zu, x, y);\n"
+		             : "\trt_unary(%s, %a, 0.0f, %zu, x, y);\n",
+		         act, n->op == OP_LEAKY_RELU ? ir_attr_float(n, "alpha", 0.01) : 0.0, c.ny);
+		c.unit = vec ? RT_UNIT_ACT_VEC : RT_UNIT_UNARY;
+		break;
+	}
+	case NC_ELTWISE: {
+		const char *op = n->op == OP_SUB ? "RT_SUB" : n->op == OP_MUL ? "RT_MUL" :
+		                 n->op == OP_MAX ? "RT_MAX" : n->op == OP_MIN ? "RT_MIN" : "RT_ADD";
+		snprintf(body, sizeof body, "\trt_eltwise(%s, RT_SGEMM_ISA, %zu, x, x + %zu, y);\n", op,
+		         c.ny, c.ny);
+		c.unit = RT_UNIT_ELTWISE;
+		break;
+	}
+	case NC_CONCAT: {
+		/* [N*H, C*W] in HCW, [N*H*W, C] in HWC, [N, C*H*W] otherwise */
+		long outer = k->layout == RT_L_HCW ? (long)N * H : k->layout == RT_L_HWC ? (long)N * H * W : N;
+		long inner = k->layout == RT_L_HCW ? W : k->layout == RT_L_HWC ? 1 : (long)H * W;
+		long total = (long)C * inner, off = 0;
+		size_t xoff = 0;
+		for (int i = 0; i < n->n_inputs && len < sizeof body; i++) {
+			long part = (long)n->inputs[i]->dims[1] * inner;
+			len += snprintf(body + len, sizeof body - len,
+			                "\trt_concat_part(%ld, %ld, %ld, %ld, x + %zu, y);\n", outer, part,
+			                total, off, xoff);
+			off += part;
+			xoff += (size_t)outer * part;
+		}
+		c.unit = RT_UNIT_CONCAT;
+		break;
+	}
+	}
+	c.code = xstrdup(body);
+	add_case(pr, &c);
+}
+
 /* Step 1: the model's scenarios and tensor shapes, as selection will see them. */
 static int find_cases(struct profile *pr)
 {
@@ -151,6 +270,9 @@ static int find_cases(struct profile *pr)
 		struct rt_conv2d p;
 		if (nd->op == OP_CONV && pass_conv_params(nd, opt->isa, &p) == 0)
 			add_scenario(pr, &p);
+		for (int k = 0; k < nc_n_kernels; k++)
+			if (nc_applies(&nc_kernels[k], nd))
+				add_nonconv(pr, nd, k);
 	}
 	for (int i = 0; i < g->n_nodes; i++) {
 		struct node *nd = g->nodes[i];
@@ -259,11 +381,13 @@ static size_t conv_weights(const struct rt_prim *r, const struct rt_conv2d *p)
 static int write_harness(struct profile *pr, FILE *f, const int *which, int n, int *openblas)
 {
 	const struct options *opt = pr->opt;
-	int n_prims = 0, n_xforms = 0, n_layers = 0;
+	int n_prims = 0, n_xforms = 0, n_layers = 0, n_nc = 0;
 	int *used = xcalloc(pr->n_scenarios ? pr->n_scenarios : 1, sizeof *used);
 	for (int i = 0; i < n; i++) {
 		const struct pcase *c = &pr->cases[which[i]];
-		if (c->transform) {
+		if (c->transform == 2) {
+			n_nc++;
+		} else if (c->transform) {
 			n_xforms++;
 		} else {
 			n_prims++;
@@ -281,8 +405,9 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	        "/* harness.c - dnncc %s profiling harness for %s, target %s; generated, do not "
 	        "edit.\n"
 	        " *\n"
-	        " * Times %d (primitive, layer) pairs on %d convolution layers and %d\n"
-	        " * (layout transform, shape) pairs, single-threaded, and prints a dnncc\n"
+	        " * Times %d (primitive, layer) pairs on %d convolution layers, %d\n"
+	        " * (layout transform, shape) pairs and %d (kernel, layer) pairs of other\n"
+	        " * layers, single-threaded, and prints a dnncc\n"
 	        " * cost table (format: dnncc's passes/costs.c) on standard output;\n"
 	        " * progress goes to standard error. Weights and inputs are random:\n"
 	        " * values do not change how long a kernel runs.\n"
@@ -294,13 +419,14 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	        "#define _POSIX_C_SOURCE 200112L\n"
 	        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
 	        "#include <time.h>\n#include <unistd.h>\n\n",
-	        PACKAGE_VERSION, model, opt->target, n_prims, n_layers, n_xforms,
+	        PACKAGE_VERSION, model, opt->target, n_prims, n_layers, n_xforms, n_nc,
 	        opt->blas_openblas ? " -lopenblas" : "");
 	/* the runtime units the cases call */
 	int *units = xmalloc((n ? n : 1) * sizeof *units);
 	for (int i = 0; i < n; i++) {
 		const struct pcase *c = &pr->cases[which[i]];
-		units[i] = c->transform ? rt_transforms[c->row].unit : rt_prims[c->row].unit;
+		units[i] = c->transform == 2 ? c->unit :
+		           c->transform ? rt_transforms[c->row].unit : rt_prims[c->row].unit;
 	}
 	int rc = emit_runtime(f, units, n, opt, pr->d);
 	free(units);
@@ -323,6 +449,11 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 		        (double)p->beta, isa_names[p->isa]);
 	}
 	free(used);
+	for (int i = 0; i < n; i++) {
+		const struct pcase *c = &pr->cases[which[i]];
+		if (c->transform == 2)
+			fprintf(f, "static void nc_case%d(const float *x, float *y)\n{\n%s}\n", i, c->code);
+	}
 	fprintf(f, "\n"
 	           "typedef void conv_fn(const struct rt_conv2d *p, int variant, const float *x,\n"
 	           "                     const float *w, const float *b, float *y, float *ws);\n"
@@ -339,15 +470,22 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	           "\tsize_t x, w, b, y, ws;         /* input, weights (packed), bias, output, "
 	           "workspace */\n"
 	           "\tdouble estimate_us;            /* dnncc's model, for the progress ETA */\n"
+	           "\tvoid (*nc)(const float *x, float *y); /* or a non-convolution layer */\n"
 	           "};\n\n"
 	           "static const struct hcase cases[] = {\n");
 	for (int i = 0; i < n; i++) {
 		const struct pcase *c = &pr->cases[which[i]];
-		if (c->transform) {
+		if (c->transform == 2) {
+			fprintf(f,
+			        "\t{\"nonconv\", \"%s\", \"%s\", 0, 0, 0, 0, 0, 0, 0, 0, %zu, 0, 0, %zu, 0, "
+			        "%.6g, nc_case%d},\n",
+			        nc_kernels[c->row].name, c->key, c->nx, c->ny,
+			        isfinite(c->estimate_us) ? c->estimate_us : 0.0, i);
+		} else if (c->transform) {
 			const struct rt_transform *t = &rt_transforms[c->row];
 			fprintf(f,
 			        "\t{\"transform\", \"%s\", \"%s\", 0, %s, 0, 0, %d, %d, %d, %d, %zu, 0, 0, "
-			        "%zu, 0, %.6g},\n",
+			        "%zu, 0, %.6g, 0},\n",
 			        t->name, c->key, t->run_name, c->N, c->C, c->H, c->W,
 			        (size_t)c->N * rt_layout_size(t->from, c->C, c->H, c->W),
 			        (size_t)c->N * rt_layout_size(t->to, c->C, c->H, c->W), isfinite(c->estimate_us) ? c->estimate_us : 0.0);
@@ -356,7 +494,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 			const struct rt_conv2d *p = &pr->scenarios[c->scenario];
 			fprintf(f,
 			        "\t{\"prim\", \"%s\", \"%s\", %s, 0, &layer%d, %d, 0, 0, 0, 0, %zu, %zu, %d, "
-			        "%zu, %zu, %.6g},\n",
+			        "%zu, %zu, %.6g, 0},\n",
 			        r->name, c->key, r->run_name, c->scenario, r->variant,
 			        (size_t)p->N * rt_layout_size(r->in, p->C, p->H, p->W), conv_weights(r, p),
 			        p->M, (size_t)p->N * rt_layout_size(r->out, p->M, p->oH, p->oW),
@@ -453,14 +591,12 @@ static struct cost_table *measure(struct profile *pr, const int *which, int n, i
 		if (st < 0 || st > 128)
 			diag_error(d, NULL, "the profiling harness was interrupted or crashed%s%s%s%s",
 			           c ? " measuring " : "",
-			           c ? (c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name)
-			             : "",
+			           c ? case_row(c) : "",
 			           c ? " on " : "", c ? c->key : "");
 		else
 			diag_error(d, NULL, "the profiling harness failed (exit status %d)%s%s%s%s", st,
 			           c ? " measuring " : "",
-			           c ? (c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name)
-			             : "",
+			           c ? case_row(c) : "",
 			           c ? " on " : "", c ? c->key : "");
 		goto out;
 	}
@@ -545,6 +681,8 @@ static int profile_init(struct profile *pr, const struct options *opt, struct di
 
 static void profile_free(struct profile *pr)
 {
+	for (int i = 0; i < pr->n_cases; i++)
+		free(pr->cases[i].code);
 	free(pr->cases);
 	free(pr->scenarios);
 }
@@ -584,7 +722,7 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 	int n_missing = 0;
 	for (int i = 0; i < pr->n_cases; i++) {
 		const struct pcase *c = &pr->cases[i];
-		const char *row = c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name;
+		const char *row = case_row(c);
 		if (!cost_table_find(cache, c->transform, row, c->key))
 			missing[n_missing++] = i;
 	}
@@ -598,13 +736,14 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 	fill_header(pr, table);
 	for (int i = 0; i < pr->n_cases; i++) {
 		const struct pcase *c = &pr->cases[i];
-		const char *row = c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name;
+		const char *row = case_row(c);
 		const struct cost_row *r = cost_table_find(measured, c->transform, row, c->key);
 		if (!r)
 			r = cost_table_find(cache, c->transform, row, c->key);
 		if (!r) {
 			diag_error(d, NULL, "internal error: the harness did not measure %s %s %s",
-			           c->transform ? "transform" : "prim", row, c->key);
+			           c->transform == 2 ? "nonconv" : c->transform ? "transform" : "prim", row,
+			           c->key);
 			cost_table_free(table);
 			table = NULL;
 			goto out;

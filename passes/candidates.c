@@ -9,9 +9,11 @@
  *   sum2d         the baseline family
  *   family:F      the rows of family F, sum2d for layers F cannot do
  * and --force-primitive NODE=NAME leaves exactly that row (an error when it
- * does not apply). Every other node has one alternative, the model layout
- * (CHW) in and out, at cost 0: no other kernel reads or writes another
- * layout yet, so its cost is the same whatever is chosen around it. The
+ * does not apply). Pools, global pools, activations, same-shape element-wise
+ * ops and channel Concats have one alternative per layout their kernels run
+ * in (nonconv.c, runtime/nonconv.def), at their kernels' costs; every other
+ * node has one alternative, the model layout (CHW) in and out, at cost 0:
+ * its one kernel costs the same whatever is chosen around it. The
  * "reference" strategy selects nothing and never gets here. */
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +56,9 @@ static const char *forced_primitive(const struct options *opt, const struct node
 
 static int one_alternative(struct sel_alt **alts, const struct rt_prim *r, double cost)
 {
-	*alts = xmalloc(sizeof **alts);
+	*alts = xcalloc(1, sizeof **alts);
 	(*alts)[0].prim = r;
+	(*alts)[0].n_in = 1;
 	(*alts)[0].in = r ? (int)r->in : RT_L_CHW;
 	(*alts)[0].out = r ? (int)r->out : RT_L_CHW;
 	(*alts)[0].cost_us = cost;
@@ -66,7 +69,11 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
                       struct sel_alt **alts, int *fell_back, struct diag *d)
 {
 	struct rt_conv2d p;
-	if (n->op != OP_CONV || pass_conv_params(n, opt->isa, &p))
+	if (n->op != OP_CONV) {
+		int k = nc_alternatives(n, opt, strategy, alts);
+		return k > 0 ? k : one_alternative(alts, NULL, 0);
+	}
+	if (pass_conv_params(n, opt->isa, &p))
 		return one_alternative(alts, NULL, 0); /* canonicalize refused other ranks */
 	int weights_const = n->inputs[1]->data != NULL;
 	const char *forced = forced_primitive(opt, n);
@@ -89,7 +96,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 		}
 		return one_alternative(alts, r, costs_primitive_us(opt, r, &p));
 	}
-	*alts = xmalloc(rt_n_prims * sizeof **alts);
+	*alts = xcalloc(rt_n_prims, sizeof **alts);
 	int k = 0;
 	for (int pass = 0; pass < 2 && k == 0; pass++) {
 		/* pass 1: a family with no row for this layer falls back to sum2d */
@@ -104,6 +111,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			(*alts)[k].prim = r;
 			(*alts)[k].in = r->in;
 			(*alts)[k].out = r->out;
+			(*alts)[k].n_in = 1;
 			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p);
 			k++;
 		}

@@ -43,9 +43,12 @@
  * refused. The instruction set is not in the key: a table describes one
  * machine and target (its header), and profile's cache keeps one file per
  * machine, target and compiler.
- * Only convolutions and layout transforms are measured; pooling, elementwise
- * and the other layers have one kernel each and are not part of selection's
- * choices yet, so they have no rows. A lookup that finds no row (a layer the
+ * Kind "nonconv" rows are the non-convolution kernels of runtime/nonconv.def
+ * (pooling, global pooling, activations, element-wise ops, Concat, one row
+ * per layout), keyed by nc_key (passes/nonconv.c): for a pool
+ *   N,C,H,W,oH,oW,kH,kW,sH,sW,dH,dW,padT,padL,padB,padR,count_include_pad,avg
+ * and for the others the output's N,C,H,W and the op (enum op), then each
+ * input's C for a Concat, or the input's H,W for a global pool. A lookup that finds no row (a layer the
  * table was not profiled for, a row added to dnncc since) falls back to the
  * built-in model; --report counts how many did. */
 #include "config.h"
@@ -103,7 +106,11 @@ void costs_shape_key(int N, int C, int H, int W, char *buf, size_t size)
 	snprintf(buf, size, "%d,%d,%d,%d", N, C, H, W);
 }
 
-static const char *kind_name(int transform) { return transform ? "transform" : "prim"; }
+/* kinds: 0 prim, 1 transform, 2 nonconv (cost_row.transform) */
+static const char *kind_name(int transform)
+{
+	return transform == 2 ? "nonconv" : transform ? "transform" : "prim";
+}
 
 static uint64_t hash_str(const char *s)
 {
@@ -276,6 +283,16 @@ static int parse_ints(const char *s, int n, int *v)
 static const char *canonical_key(int transform, const char *key, char *out, size_t size)
 {
 	int v[PRIM_KEY_FIELDS];
+	if (transform == 2) { /* comma-separated non-negative integers, as nc_key writes */
+		size_t len = strlen(key);
+		int ok = len > 0 && len < size && key[0] != ',' && key[len - 1] != ',';
+		for (size_t i = 0; ok && i < len; i++)
+			ok = (key[i] >= '0' && key[i] <= '9') || (key[i] == ',' && key[i + 1] != ',');
+		if (!ok)
+			return "expected comma-separated non-negative integers";
+		memcpy(out, key, len + 1);
+		return NULL;
+	}
 	if (transform) {
 		if (parse_ints(key, SHAPE_KEY_FIELDS, v))
 			return "expected N,C,H,W (4 non-negative integers)";
@@ -315,6 +332,12 @@ static int known_row(int transform, const char *name)
 {
 	if (!transform)
 		return rt_prim_find(name) != NULL;
+	if (transform == 2) {
+		for (int i = 0; i < nc_n_kernels; i++)
+			if (strcmp(nc_kernels[i].name, name) == 0)
+				return 1;
+		return 0;
+	}
 	for (int i = 0; i < rt_n_transforms; i++)
 		if (strcmp(rt_transforms[i].name, name) == 0)
 			return 1;
@@ -364,8 +387,10 @@ static void read_row(struct cost_table *t, char *s, int line, struct diag *d)
 		transform = 0;
 	else if (strcmp(f[0], "transform") == 0)
 		transform = 1;
+	else if (strcmp(f[0], "nonconv") == 0)
+		transform = 2;
 	else {
-		diag_error(d, NULL, "line %d: unknown kind '%s', expected prim or transform", line,
+		diag_error(d, NULL, "line %d: unknown kind '%s', expected prim, transform or nonconv", line,
 		           f[0]);
 		return;
 	}
@@ -399,6 +424,7 @@ static void read_row(struct cost_table *t, char *s, int line, struct diag *d)
 	}
 	if (!known_row(transform, f[1])) {
 		diag_warning(d, NULL, "line %d: no %s named '%s' in this dnncc (row ignored)", line,
+		             transform == 2 ? "non-convolution kernel" :
 		             transform ? "layout transform" : "primitive", f[1]);
 		return;
 	}
@@ -576,6 +602,18 @@ double costs_transform_us(const struct options *opt, const struct rt_transform *
 			return r->median_us;
 	}
 	return cost_transform_us(t, N, C, H, W);
+}
+
+double costs_nonconv_us(const struct options *opt, const struct nc_kernel *k, struct node *n)
+{
+	if (opt->costs) {
+		char key[1024];
+		nc_key(n, key, sizeof key);
+		const struct cost_row *r = lookup(opt, 2, k->name, key);
+		if (r)
+			return r->median_us;
+	}
+	return nc_model_us(k, n, opt->isa);
 }
 
 const char *costs_source(const struct options *opt)

@@ -215,7 +215,10 @@ double dt_cheapest(const struct dt_paths *dp, unsigned have, int b, int *from);
 struct sel_alt {
 	const struct rt_prim *prim; /* OP_CONV: the row; NULL: the node's own kernel (or the
 	                               reference convolution) */
+	const struct nc_kernel *nck; /* a non-convolution's kernel row (nonconv.c), or NULL */
 	int in, out;                /* enum rt_layout read from input 0, written to output 0 */
+	int n_in;                   /* inputs 0..n_in-1 are read in layout in (0 counts as 1);
+	                               the rest in CHW */
 	double cost_us;             /* the row's cost on this layer; 0 for other nodes */
 };
 /* Whether s names a strategy (reference included). */
@@ -227,6 +230,35 @@ int cand_strategy_known(const char *s);
  * bad --force-primitive for n through d. */
 int cand_alternatives(struct node *n, const struct options *opt, const char *strategy,
                       struct sel_alt **alts, int *fell_back, struct diag *d);
+
+/* ---- nonconv.c ------------------------------------------------------------------
+ * Non-convolution layers with a choice of layout: kinds of layer, the kernel
+ * rows of runtime/nonconv.def, which apply to a node, and the model cost. */
+enum nc_kind { NC_POOL, NC_GPOOL, NC_ACT, NC_ELTWISE, NC_CONCAT };
+#define NC_CONCAT_MAX_INPUTS 64 /* the emitter's limit */
+struct rt_pool2d;
+struct nc_kernel {
+	const char *name;    /* e.g. "nc_pool_chw8c" */
+	enum nc_kind kind;
+	int layout;          /* enum rt_layout read (and written, but NC_GPOOL writes CHW) */
+	unsigned simd;       /* RT_SIMD_* bits: ISAs its loop is vectorised for */
+	float eff_scalar;    /* element operations per ns, scalar code */
+	float eff_simd;      /* element operations per ns per vector lane */
+};
+extern const struct nc_kernel nc_kernels[];
+extern const int nc_n_kernels;
+int nc_kind_of(const struct node *n);       /* enum nc_kind, -1: CHW only */
+int nc_n_in(const struct node *n);          /* inputs read in the chosen layout */
+int nc_block(int layout);                   /* 8, 16 for blocked layouts, else 0 */
+int nc_applies(const struct nc_kernel *k, const struct node *n);
+int nc_pool_params(struct node *n, struct rt_pool2d *p); /* 0, or -1 if not canonical */
+void nc_key(struct node *n, char *buf, size_t size);    /* the cost table's key */
+double nc_model_us(const struct nc_kernel *k, struct node *n, int isa);
+/* n's alternatives (xmalloc'd) under strategy; 0 (none allocated) when n has
+ * no choice of layout. */
+int nc_alternatives(struct node *n, const struct options *opt, const char *strategy,
+                    struct sel_alt **alts);
+double costs_nonconv_us(const struct options *opt, const struct nc_kernel *k, struct node *n);
 
 /* ---- select.c: the selection problem, also used by the tests ---------------
  * The live nodes of a canonical graph with their alternatives under one

@@ -102,8 +102,10 @@ int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p)
 
 /* Whether t can live in layouts other than the model's: a tensor of rank 3
  * or 4 that existed when the selection was made and that a convolution
- * writes or reads as X (no other kernel reads or writes another layout, so
- * nothing else is ever converted, and no transform cost is asked for it). */
+ * writes or reads as X, or a non-convolution with a choice of layout
+ * (nonconv.c) writes or reads (no other kernel reads or writes another
+ * layout, so nothing else is ever converted, and no transform cost is asked
+ * for it). */
 static int convertible(const struct selection *s, const struct tensor *t)
 {
 	return t->index < s->n_tensors && s->conv_io[t->index];
@@ -136,14 +138,24 @@ struct selection *sel_new(struct graph *g, const struct options *opt, const char
 	s->conv_io = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->conv_io);
 	for (int i = 0; i < s->n; i++) {
 		const struct node *n = s->nodes[i];
-		if (n->op != OP_CONV)
-			continue;
-		struct tensor *io[3] = {n->inputs[0], n->outputs[0],
-		                        fuse_has_residual(n) ? n->inputs[FUSE_RESIDUAL_INPUT] : NULL};
-		for (int k = 0; k < 3; k++)
-			if (io[k] && (io[k]->rank == 3 || io[k]->rank == 4) &&
-			    io[k]->dtype == DTYPE_F32)
-				s->conv_io[io[k]->index] = 1;
+		int any_in = n->op == OP_CONV, any_out = n->op == OP_CONV;
+		for (int a = 0; a < s->n_alt[i]; a++) {
+			any_in |= s->alt[i][a].in != RT_L_CHW;
+			any_out |= s->alt[i][a].out != RT_L_CHW;
+		}
+		int n_in = s->n_alt[i] ? s->alt[i][0].n_in : 1;
+		for (int k = 0; k < n->n_inputs + 1; k++) {
+			struct tensor *t = k < n->n_inputs ? n->inputs[k] : n->outputs[0];
+			if (!(k < n->n_inputs ? any_in && k < (n_in > 1 ? n_in : 1) : any_out))
+				continue;
+			if (t && (t->rank == 3 || t->rank == 4) && t->dtype == DTYPE_F32)
+				s->conv_io[t->index] = 1;
+		}
+		if (fuse_has_residual(n)) { /* read in the row's output layout */
+			struct tensor *r = n->inputs[FUSE_RESIDUAL_INPUT];
+			if (r && (r->rank == 3 || r->rank == 4) && r->dtype == DTYPE_F32)
+				s->conv_io[r->index] = 1;
+		}
 	}
 	s->dp = xcalloc(s->n_tensors ? s->n_tensors : 1, sizeof *s->dp);
 	for (int i = 0; i < s->n_tensors; i++)
@@ -173,23 +185,31 @@ void sel_free(struct selection *s)
 
 /* ---- conversion plans ------------------------------------------------------ */
 
-/* Whether node n reads input slot k in a layout its alternative chooses: a
- * convolution's X in the row's input layout, its residual (fuse.c) in the
+/* Whether node n reads input slot k as a fused residual (fuse.c): in its
  * row's output layout, since the epilogue adds it element by element. */
-static int chosen_slot(const struct node *n, int k)
+static int residual_slot(const struct node *n, int k)
 {
-	return k == 0 || (k == FUSE_RESIDUAL_INPUT && fuse_has_residual(n));
+	return k == FUSE_RESIDUAL_INPUT && fuse_has_residual(n);
+}
+
+/* Whether node j reads input slot k in the layout its alternative says
+ * (a convolution's X and residual, a non-convolution's same-layout operands). */
+static int flex_slot(const struct selection *s, int j, int k)
+{
+	int n_in = s->n_alt[j] ? s->alt[j][0].n_in : 1;
+	return k < (n_in > 1 ? n_in : 1) || residual_slot(s->nodes[j], k);
 }
 
 /* The layout node i reads input slot k in under alternative a. */
 static int wants(const struct selection *s, int i, int a, int k)
 {
-	return k == 0 ? s->alt[i][a].in
-	       : chosen_slot(s->nodes[i], k) ? s->alt[i][a].out : RT_L_CHW;
+	return residual_slot(s->nodes[i], k) ? s->alt[i][a].out
+	       : flex_slot(s, i, k)           ? s->alt[i][a].in
+	                                      : RT_L_CHW;
 }
 
 /* Readers with a choice are listed as (node, slot) codes. */
-#define VAR_CODE(j, k) ((j) * 2 + ((k) != 0))
+#define VAR_CODE(s, j, k) ((j) * 2 + residual_slot((s)->nodes[j], k))
 #define VAR_NODE(v) ((v) / 2)
 #define VAR_SLOT(v) ((v) % 2 ? FUSE_RESIDUAL_INPUT : 0)
 
@@ -206,9 +226,9 @@ static void readers(const struct selection *s, const struct tensor *t, int *fixe
 		for (int k = 0; k < n->n_inputs; k++) {
 			if (n->inputs[k] != t)
 				continue;
-			if (chosen_slot(n, k) && s->n_alt[j] > 1) {
-				if (*n_var == 0 || var[*n_var - 1] != VAR_CODE(j, k))
-					var[(*n_var)++] = VAR_CODE(j, k);
+			if (flex_slot(s, j, k) && s->n_alt[j] > 1) {
+				if (*n_var == 0 || var[*n_var - 1] != VAR_CODE(s, j, k))
+					var[(*n_var)++] = VAR_CODE(s, j, k);
 			} else {
 				fixed[(*n_fixed)++] = wants(s, j, 0, k);
 			}
@@ -411,7 +431,7 @@ static struct tensor *need(struct walk *w, struct tensor *t, int l)
 	return w->apply ? w->ver[t->index][l] : t;
 }
 
-/* Whether every live reader of t is a convolution reading it as X (then a
+/* Whether every live reader of t reads it in a layout of its choice (then a
  * non-CHW output layout costs nothing until one of them wants it back). */
 static int only_convs_read(const struct selection *s, const struct tensor *t)
 {
@@ -420,7 +440,8 @@ static int only_convs_read(const struct selection *s, const struct tensor *t)
 	for (int i = 0; i < s->n; i++) {
 		const struct node *n = s->nodes[i];
 		for (int k = 0; k < n->n_inputs; k++)
-			if (n->inputs[k] == t && (n->op != OP_CONV || k != 0))
+			if (n->inputs[k] == t &&
+			    !(flex_slot(s, i, k) && (n->op == OP_CONV || s->alt[i][0].nck)))
 				return 0;
 	}
 	return 1;
@@ -436,8 +457,10 @@ static int choose_locally(const struct walk *w, int i)
 	for (int a = 0; a < s->n_alt[i]; a++) {
 		const struct sel_alt *al = &s->alt[i][a];
 		double cost = al->cost_us;
-		if (n->n_inputs > 0 && n->inputs[0])
-			cost += avail_cost(w, n->inputs[0], al->in);
+		for (int k = 0; k < n->n_inputs; k++)
+			if (n->inputs[k] && flex_slot(s, i, k) && !residual_slot(n, k) &&
+			    (k == 0 || n->inputs[k] != n->inputs[0]))
+				cost += avail_cost(w, n->inputs[k], al->in);
 		if (fuse_has_residual(n))
 			cost += avail_cost(w, n->inputs[FUSE_RESIDUAL_INPUT], al->out);
 		const struct tensor *y = n->n_outputs > 0 ? n->outputs[0] : NULL;
@@ -552,6 +575,9 @@ static void walk_node(struct walk *w, int i)
 		n->primitive = al->prim->name;
 		n->cost_us = al->cost_us;
 		n->ws_bytes = al->prim->ws(&p, al->prim->variant) * sizeof(float);
+	} else if (w->apply && al->nck) {
+		n->primitive = al->nck->name; /* the emitter reads the layout off the tensors */
+		n->cost_us = al->cost_us;
 	} else if (w->apply && (n->op == OP_GEMM || n->op == OP_MATMUL)) {
 		select_fc(s->g, s->opt, n);
 	}
@@ -904,12 +930,12 @@ static int rivals(struct graph *g, const struct options *opt, struct diag *d, st
 static void report(const struct graph *g, const struct options *opt, const char *strategy,
                    double total, const struct solved *sv, const struct rival *r, int n_r)
 {
-	double convs = 0, transforms = 0, fcs = 0;
+	double convs = 0, transforms = 0, others = 0, fcs = 0;
 	int n_tr = 0, n_fc = 0;
 	printf("selection: strategy %s; costs: %s\n", strategy, costs_source(opt));
 	/* cost first: the layer table after this one is keyed by node name */
-	printf("  %13s  %-40s %s\n", "cost (µs)", "primitive, + transform inserted",
-	       "convolution or tensor converted");
+	printf("  %13s  %-40s %s\n", "cost (µs)", "primitive or kernel, + transform inserted",
+	       "layer or tensor converted");
 	for (int i = 0; i < g->n_nodes; i++) {
 		const struct node *n = g->nodes[i];
 		if (n->op == OP_LAYOUT) {
@@ -925,11 +951,16 @@ static void report(const struct graph *g, const struct options *opt, const char 
 			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive, n->name);
 			fcs += n->cost_us;
 			n_fc++;
+		} else if (n->primitive && strncmp(n->primitive, "nc_", 3) == 0) {
+			/* a non-convolution's kernel row: its name says the layout */
+			printf("  %12.2f  %-40s %s (%s)\n", n->cost_us, n->primitive, n->name,
+			       ir_op_names[n->op]);
+			others += n->cost_us;
 		}
 	}
-	/* layers without an estimate (pools, element-wise ops, ...) are not in it */
-	printf("  predicted: convolutions %.2f µs + %d transforms %.2f µs + %d fully-connected "
-	       "%.2f µs = %.2f µs\n", convs, n_tr, transforms, n_fc, fcs, total + fcs);
+	printf("  predicted: convolutions %.2f µs + other layers %.2f µs + %d transforms %.2f µs + "
+	       "%d fully-connected %.2f µs = %.2f µs\n",
+	       convs, others, n_tr, transforms, n_fc, fcs, total + fcs);
 	if (sv)
 		printf("  pbqp: %d nodes, %d edges; reductions R0 %d, RI %d, RII %d, RN %d (%s); %s; "
 		       "objective %.2f µs%s; %.4f s\n",

@@ -12,6 +12,13 @@ void rt_conv2d_ref(const struct rt_conv2d *p, const float *x, const float *w, co
 /* maxpool.c, avgpool.c */
 void rt_maxpool2d(const struct rt_pool2d *p, const float *x, float *y);
 void rt_avgpool2d(const struct rt_pool2d *p, const float *x, float *y);
+/* pool_cl.c, global_pool_cl.c, eltwise.c: the layout-aware, vectorised
+ * kernels (block: 0 HWC, 8 CHW8c, 16 CHW16c; isa: RT_SGEMM_ISA_*) */
+void rt_pool2d_cl(const struct rt_pool2d *p, int isa, int block, int avg, const float *x, float *y);
+void rt_global_pool_cl(int N, int C, int HW, int isa, int block, int avg, const float *x, float *y);
+void rt_eltwise(int op, int isa, size_t n, const float *a, const float *b, float *y);
+/* act_vec.c: Relu, LeakyRelu (act: RT_ACT_RELU, RT_ACT_LEAKY_RELU) */
+void rt_act_vec(int act, float alpha, int isa, size_t n, const float *x, float *y);
 /* global_avgpool.c, global_maxpool.c: x [NC, HW] -> y [NC] */
 void rt_global_avgpool(int nc, int hw, const float *x, float *y);
 void rt_global_maxpool(int nc, int hw, const float *x, float *y);

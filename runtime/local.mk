@@ -12,8 +12,9 @@ RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
 	runtime/typed_cumsum.c runtime/typed_trilu.c runtime/typed_gather_elements.c \
 	runtime/typed_nll.c runtime/typed_copy.c runtime/typed_concat.c \
 	runtime/conv3d.c runtime/conv_transpose3d.c runtime/pool3d.c runtime/resize3d.c \
-	runtime/residual.c
-libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
+	runtime/residual.c \
+	runtime/pool_cl.c runtime/global_pool_cl.c runtime/eltwise.c runtime/act_vec.c
+libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/rt_simd.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
 
 # The convolution primitive library (issue 3): tables, compile-time prep
 # functions; each family's runtime/fam_*.mk (included by Makefile.am) adds its
@@ -23,7 +24,8 @@ libdnncc_rt_a_SOURCES += runtime/primitives.h runtime/primitives.def runtime/tra
 	runtime/prep_im2.h runtime/prep_kn2.h runtime/prep_winograd.h runtime/prep_fft.h \
 	runtime/prep_depthwise.h \
 	runtime/fam_sum2d.def runtime/fam_direct.def runtime/fam_im2.def runtime/fam_kn2.def \
-	runtime/fam_winograd.def runtime/fam_fft.def runtime/fam_depthwise.def
+	runtime/fam_winograd.def runtime/fam_fft.def runtime/fam_depthwise.def \
+	runtime/nonconv.def
 
 # dnncc's blocked SGEMM (sgemm.h): driver, A packing, host detection and one
 # micro-kernel per ISA. Generated code gets sgemm.h, the target's kernel and

@@ -55,6 +55,11 @@ check_PROGRAMS += tests/test_primitives
 tests_test_primitives_SOURCES = tests/test_primitives.c tests/conv_layers.h
 tests_test_primitives_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_primitives_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+# The layout-aware non-convolution kernels against the CHW ones, per ISA.
+check_PROGRAMS += tests/test_nonconv
+tests_test_nonconv_SOURCES = tests/test_nonconv.c
+tests_test_nonconv_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_nonconv_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
 endif
 
 # The ONNX node conformance runner (tests/conformance.c) and the torchvision

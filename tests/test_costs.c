@@ -293,3 +293,53 @@ Test(costs, unknown_rows_are_warned_about_and_ignored)
 	cr_assert_eq(cost_table_n_rows(t), 1);
 	cost_table_free(t);
 }
+
+/* Kind "nonconv": a kernel row of runtime/nonconv.def on a layer, keyed by
+ * nc_key; selection's lookup (costs_nonconv_us) takes the table's time for
+ * that row and falls back to the model for the others. */
+Test(costs, nonconv_rows_are_read_and_looked_up)
+{
+	struct graph *g = ir_graph_new("m.onnx");
+	struct tensor *x = ir_new_tensor(g, "x", DTYPE_F32), *y = ir_new_tensor(g, "y", DTYPE_F32);
+	ir_set_shape(x, 4, (const int64_t[]){1, 8, 26, 26});
+	ir_set_shape(y, 4, (const int64_t[]){1, 8, 13, 13});
+	struct node *n = ir_add_node(g, OP_MAXPOOL, "pool", 1, &x, 1, &y);
+	static const int64_t k[2] = {2, 2}, s[2] = {2, 2}, dl[2] = {1, 1}, pads[4] = {0, 0, 0, 0};
+	const int64_t *v[4] = {k, s, dl, pads};
+	const char *names[4] = {"kernel_shape", "strides", "dilations", "pads"};
+	for (int i = 0; i < 4; i++) {
+		struct attr *a = ir_add_attr(g, n, names[i], ATTR_INTS);
+		a->n = i == 3 ? 4 : 2;
+		a->ints = arena_memdup(&g->arena, v[i], (size_t)a->n * sizeof(int64_t));
+	}
+	char key[256];
+	nc_key(n, key, sizeof key);
+	cr_assert_str_eq(key, "1,8,26,26,13,13,2,2,2,2,1,1,0,0,0,0,0,0");
+	char text[1024];
+	snprintf(text, sizeof text, "%snonconv\tnc_pool_chw8c\t%s\t0.25\t0.25\t0.25\t3\n", header,
+	         key);
+	int errors;
+	struct cost_table *t = read_text(text, &errors);
+	cr_assert_not_null(t, "%s", messages);
+	struct options opt = {.costs = t, .isa = RT_SGEMM_ISA_AVX2};
+	const struct nc_kernel *b8 = NULL, *chw = NULL;
+	for (int i = 0; i < nc_n_kernels; i++) {
+		if (strcmp(nc_kernels[i].name, "nc_pool_chw8c") == 0)
+			b8 = &nc_kernels[i];
+		if (strcmp(nc_kernels[i].name, "nc_pool_chw") == 0)
+			chw = &nc_kernels[i];
+	}
+	cr_assert(b8 && chw && nc_applies(b8, n) && nc_applies(chw, n));
+	cr_assert_float_eq(costs_nonconv_us(&opt, b8, n), 0.25, 1e-12);
+	cr_assert_float_eq(costs_nonconv_us(&opt, chw, n), nc_model_us(chw, n, RT_SGEMM_ISA_AVX2),
+	                   1e-12);
+	cr_assert_gt(nc_model_us(chw, n, RT_SGEMM_ISA_AVX2), nc_model_us(b8, n, RT_SGEMM_ISA_AVX2),
+	             "the model ranks the vectorised pool ahead of the scalar one");
+	long measured, fallback;
+	costs_usage(&opt, &measured, &fallback);
+	cr_assert_eq(measured, 1);
+	cr_assert_eq(fallback, 1);
+	cost_table_free(t);
+	ir_graph_free(g);
+	expect_error("\n\nnonconv\tnc_pool_chw\t1,,2\t1\t1\t1\t1\n", ": line 3: nonconv key '1,,2'");
+}

@@ -1495,7 +1495,7 @@ Test(emit_files, c_file_layout)
 		"#define RT_FN static",
 		"struct rt_conv2d {",
 		"RT_FN void rt_conv2d_ref(",
-		"RT_FN void rt_unary(",
+		"RT_FN void rt_act_vec(", /* Relu: the vectorised kernel */
 		"static const float net_weights[",
 		"static float net_arena[",
 		"const size_t net_input_sizes[] = {32};",

@@ -175,6 +175,26 @@ static struct graph *residual_graph(void)
 	return g;
 }
 
+/* x -> conv a -> t -> MaxPool 3x3 s2 (pads 1) -> u -> conv b -> v -> GlobalAveragePool
+ * -> y (graph output): 16 channels, 24x24 -> 12x12 -> 1x1 */
+static struct graph *pool_graph(void)
+{
+	struct graph *g = ir_graph_new("m.onnx");
+	struct tensor *x = input(g, act(g, "x", IMG(16)));
+	struct tensor *t = act(g, "t", IMG(16)), *u = act(g, "u", SHAPE(1, 16, 12, 12));
+	struct tensor *v = act(g, "v", SHAPE(1, 16, 12, 12));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 16, 1, 1)));
+	conv(g, "a", x, 16, 3, t);
+	struct node *p = unary(g, OP_MAXPOOL, "pool", t, u);
+	set_ints(g, p, "kernel_shape", 2, (const int64_t[]){3, 3});
+	set_ints(g, p, "strides", 2, (const int64_t[]){2, 2});
+	set_ints(g, p, "dilations", 2, (const int64_t[]){1, 1});
+	set_ints(g, p, "pads", 4, (const int64_t[]){1, 1, 1, 1});
+	conv(g, "b", u, 16, 3, v);
+	unary(g, OP_GLOBAL_AVGPOOL, "gap", v, y);
+	return g;
+}
+
 /* ---- helpers ---------------------------------------------------------------------- */
 
 static struct options options(const char *strategy)
@@ -273,6 +293,18 @@ static void check_legal(struct graph *g, const char *strategy)
 			cr_assert_not_null(tr, "%s: unknown transform %s", strategy, n->primitive);
 			cr_assert_eq(n->inputs[0]->layout, ir_of(tr->from), "%s: %s", strategy, n->name);
 			cr_assert_eq(n->outputs[0]->layout, ir_of(tr->to), "%s: %s", strategy, n->name);
+		} else if (n->primitive && strncmp(n->primitive, "nc_", 3) == 0) {
+			/* a non-convolution's kernel row: its layout in, and out (global pools: [N, C]) */
+			const struct nc_kernel *k = NULL;
+			for (int r = 0; r < nc_n_kernels; r++)
+				if (strcmp(nc_kernels[r].name, n->primitive) == 0)
+					k = &nc_kernels[r];
+			cr_assert_not_null(k, "%s: unknown kernel %s", strategy, n->primitive);
+			for (int q = 0; q < n->n_inputs; q++)
+				cr_assert_eq(n->inputs[q]->layout, q < nc_n_in(n) ? ir_of(k->layout) : LAYOUT_MODEL,
+				             "%s: %s input %d", strategy, n->name, q);
+			cr_assert_eq(n->outputs[0]->layout, k->kind == NC_GPOOL ? LAYOUT_MODEL : ir_of(k->layout),
+			             "%s: %s writes the wrong layout", strategy, n->name);
 		} else {
 			for (int k = 0; k < n->n_inputs; k++)
 				cr_assert(!n->inputs[k] || n->inputs[k]->layout == LAYOUT_MODEL,
@@ -380,9 +412,22 @@ Test(candidates, strategies_narrow_the_rows)
 	for (int a = 0; a < n; a++)
 		cr_assert_eq(alt[a].prim->family, RT_FAM_SUM2D);
 	free(alt);
-	/* other nodes: the model layout only */
-	cr_assert_eq(cand_alternatives(cat, &o, "pbqp", &alt, NULL, &d), 1);
-	cr_assert_null(alt[0].prim);
+	/* a channel Concat of 16-channel images: every layout, in = out, both
+	 * inputs read in it; the baselines keep CHW */
+	n = cand_alternatives(cat, &o, "pbqp", &alt, NULL, &d);
+	cr_assert_eq(n, RT_L_COUNT_);
+	unsigned seen = 0;
+	for (int a = 0; a < n; a++) {
+		cr_assert_null(alt[a].prim);
+		cr_assert_not_null(alt[a].nck);
+		cr_assert_eq(alt[a].in, alt[a].out);
+		cr_assert_eq(alt[a].n_in, 2);
+		cr_assert_gt(alt[a].cost_us, 0);
+		seen |= 1u << alt[a].in;
+	}
+	cr_assert_eq(seen, (1u << RT_L_COUNT_) - 1);
+	free(alt);
+	cr_assert_eq(cand_alternatives(cat, &o, "canonical", &alt, NULL, &d), 1);
 	cr_assert_eq(alt[0].in, RT_L_CHW);
 	cr_assert_eq(alt[0].out, RT_L_CHW);
 	free(alt);
@@ -479,6 +524,9 @@ Test(select, fanout_shares_one_conversion)
 	struct tensor *t = find_node(g, "b")->inputs[0];
 	double conv_t = s->dp[t->index].cost[RT_L_CHW][RT_L_HWC];
 	cr_assert_gt(conv_t, 0);
+	int icat = node_index(s, "cat");
+	for (int a = 0; a < s->n_alt[icat]; a++) /* the Concat: free in CHW, dear elsewhere */
+		s->alt[icat][a].cost_us = s->alt[icat][a].in == RT_L_CHW ? 0 : 1e6;
 	price(s, ia, 1e6, "conv_im2_col_copy_ki_chw", 100);
 	for (int i = ib; i <= ic; i += ic - ib) {
 		price(s, i, 1e6, "conv_im2_row_copy_ki_hwc_chw", 100);
@@ -561,7 +609,7 @@ Test(select, every_strategy_leaves_a_legal_graph)
 		"greedy", "pbqp", "canonical", "sum2d", "reference", "family:sum2d", "family:direct",
 		"family:im2", "family:kn2", "family:winograd", "family:fft", "family:depthwise"};
 	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph,
-	                                         inception_graph};
+	                                         inception_graph, pool_graph};
 	for (size_t gi = 0; gi < sizeof graphs / sizeof graphs[0]; gi++)
 		for (size_t si = 0; si < sizeof strategies / sizeof strategies[0]; si++) {
 			struct graph *g = graphs[gi]();
@@ -579,7 +627,7 @@ Test(select, every_strategy_leaves_a_legal_graph)
 Test(select, pbqp_objective_is_the_legalised_cost_and_beats_greedy)
 {
 	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph,
-	                                         inception_graph};
+	                                         inception_graph, pool_graph};
 	for (size_t gi = 0; gi < sizeof graphs / sizeof graphs[0]; gi++) {
 		struct graph *g = graphs[gi]();
 		struct options o = options("pbqp");
@@ -785,5 +833,42 @@ Test(select, report_compares_the_strategies)
 	cr_assert_not_null(strstr(text, "(chosen)"), "%s", text);
 	/* winograd has no 1x1 row (c), so it is not compared */
 	cr_assert_null(strstr(text, "family:winograd"), "%s", text);
+	ir_graph_free(g);
+}
+
+/* Issue 9: a pool between two convolutions that run in CHW16c runs in
+ * CHW16c too (its vectorised kernel costs less than the scalar CHW one,
+ * and reading CHW would cost two transforms), and the global pool after the
+ * second reads CHW16c and writes [N, C]: the only transforms left are the
+ * input's and none at the output. Under canonical the pool stays CHW. */
+Test(select, pool_between_blocked_convs_stays_blocked)
+{
+	struct graph *g = pool_graph();
+	struct options o = options("pbqp");
+	struct diag d;
+	diag_init(&d, "m.onnx", stderr);
+	struct selection *s = sel_new(g, &o, "pbqp", &d);
+	cr_assert_not_null(s);
+	int ia = node_index(s, "a"), ib = node_index(s, "b"), ip = node_index(s, "pool");
+	price(s, ia, 1e6, "conv_direct_chw16c", 100);
+	price(s, ib, 1e6, "conv_direct_chw16c", 100);
+	cr_assert_gt(s->n_alt[ip], 1, "the pool has a choice of layouts");
+	double obj = choose_pbqp(s);
+	cr_assert_float_eq(obj, sel_total(s), 1e-9 * obj);
+	cr_assert_eq(s->alt[ip][s->choice[ip]].in, RT_L_CHW16C, "the pool reads %s",
+	             rt_layout_names[s->alt[ip][s->choice[ip]].in]);
+	sel_apply(s);
+	sel_free(s);
+	cr_assert_str_eq(find_node(g, "pool")->primitive, "nc_pool_chw16c");
+	cr_assert_str_eq(find_node(g, "gap")->primitive, "nc_gpool_chw16c");
+	cr_assert_eq(count_op(g, OP_LAYOUT), 1, "only the input is converted");
+	check_legal(g, "pbqp");
+	ir_graph_free(g);
+
+	g = pool_graph();
+	o = options("canonical");
+	cr_assert_eq(pass_select(g, &o, &d), 0);
+	cr_assert_str_eq(find_node(g, "pool")->primitive, "nc_pool_chw");
+	check_legal(g, "canonical");
 	ir_graph_free(g);
 }

@@ -1,0 +1,245 @@
+/* test_nonconv.c - the layout-aware non-convolution kernels (pool_cl.c,
+ * global_pool_cl.c, eltwise.c) against the textbook CHW kernels, in every
+ * layout they run (HWC, CHW8c, CHW16c) and with every ISA the host executes
+ * (rt_sgemm_isa_supported; one test per ISA, an ISA the host lacks skips),
+ * and the vectorised Relu/LeakyRelu (act_vec.c) against rt_unary.
+ *
+ * Shapes: random sizes including 1, channels below, at, above and not a
+ * multiple of the block or the SIMD width, kernels 1..5, strides 1..3,
+ * dilation 1..2, asymmetric pads, the ceil_mode overhang (padB/padR past
+ * what floor mode needs) and count_include_pad. The input is converted to
+ * the layout here (our own loops, not the runtime's transforms), the kernel
+ * runs, and the output, converted back, must match the reference within a
+ * relative 1e-5 (averages multiply by a reciprocal). Blocked outputs must
+ * keep the padding channels zero. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/dnncc_rt.h"
+#include "runtime/sgemm.h"
+
+static unsigned rng = 12345;
+static int rnd(int lo, int hi) /* [lo, hi] */
+{
+	rng = rng * 1103515245u + 12345u;
+	return lo + (int)((rng >> 8) % (unsigned)(hi - lo + 1));
+}
+static float rndf(void) { return (float)rnd(-10000, 10000) / 1000.0f; }
+
+/* [N][C][H][W] -> the layout of block (0: HWC [N][H][W][C]; b: [N][C/b][H][W][b], zeros past C) */
+static size_t lsize(int block, int C, int HW)
+{
+	return (size_t)(block ? (C + block - 1) / block * block : C) * HW;
+}
+static void to_layout(int block, int N, int C, int HW, const float *x, float *y)
+{
+	size_t is = lsize(block, C, HW);
+	memset(y, 0, N * is * sizeof *y);
+	for (int n = 0; n < N; n++)
+		for (int c = 0; c < C; c++)
+			for (int k = 0; k < HW; k++) {
+				size_t o = block ? ((size_t)(c / block) * HW + k) * block + c % block
+				                 : (size_t)k * C + c;
+				y[n * is + o] = x[((size_t)n * C + c) * HW + k];
+			}
+}
+/* back to CHW; returns 1 when a padding channel is not zero */
+static int from_layout(int block, int N, int C, int HW, const float *x, float *y)
+{
+	size_t is = lsize(block, C, HW);
+	int bad = 0;
+	for (int n = 0; n < N; n++) {
+		for (int c = 0; c < C; c++)
+			for (int k = 0; k < HW; k++) {
+				size_t o = block ? ((size_t)(c / block) * HW + k) * block + c % block
+				                 : (size_t)k * C + c;
+				y[((size_t)n * C + c) * HW + k] = x[n * is + o];
+			}
+		for (int c = C; block && c < (C + block - 1) / block * block; c++)
+			for (int k = 0; k < HW; k++)
+				bad |= x[n * is + ((size_t)(c / block) * HW + k) * block + c % block] != 0.0f;
+	}
+	return bad;
+}
+
+/* worst relative error of got against want (denominator at least 1) */
+static double worst(const float *got, const float *want, size_t n, size_t *at)
+{
+	double w = 0;
+	*at = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = fabs((double)got[i] - want[i]) / fmax(1.0, fabs((double)want[i]));
+		if (isnan(got[i]) != isnan(want[i]) || isinf(got[i]) != isinf(want[i]))
+			e = INFINITY;
+		else if (isinf(got[i]) && got[i] == want[i])
+			e = 0;
+		if (!(e <= w)) {
+			w = e;
+			*at = i;
+		}
+	}
+	return w;
+}
+
+static const int blocks[] = {0, 8, 16};
+
+static void random_pool(struct rt_pool2d *p)
+{
+	static const int cs[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 64};
+	p->N = rnd(1, 2);
+	p->C = cs[rnd(0, (int)(sizeof cs / sizeof cs[0]) - 1)];
+	p->kH = rnd(1, 5);
+	p->kW = rnd(1, 5);
+	p->dH = rnd(1, 4) == 4 ? 2 : 1;
+	p->dW = rnd(1, 4) == 4 ? 2 : 1;
+	p->sH = rnd(1, 3);
+	p->sW = rnd(1, 3);
+	int ekH = (p->kH - 1) * p->dH + 1, ekW = (p->kW - 1) * p->dW + 1;
+	p->H = ekH + rnd(0, 9);
+	p->W = ekW + rnd(0, 9);
+	/* ONNX: pads smaller than the kernel extent */
+	p->padT = rnd(0, ekH - 1 < 2 ? ekH - 1 : 2);
+	p->padL = rnd(0, ekW - 1 < 2 ? ekW - 1 : 2);
+	p->padB = rnd(0, ekH - 1 < 2 ? ekH - 1 : 2);
+	p->padR = rnd(0, ekW - 1 < 2 ? ekW - 1 : 2);
+	int ceil_mode = rnd(0, 1);
+	int nh = p->H + p->padT + p->padB - ekH, nw = p->W + p->padL + p->padR - ekW;
+	p->oH = (ceil_mode ? (nh + p->sH - 1) / p->sH : nh / p->sH) + 1;
+	p->oW = (ceil_mode ? (nw + p->sW - 1) / p->sW : nw / p->sW) + 1;
+	/* ceil_mode: the last window must start inside the input or left pad */
+	if ((p->oH - 1) * p->sH >= p->H + p->padT)
+		p->oH--;
+	if ((p->oW - 1) * p->sW >= p->W + p->padL)
+		p->oW--;
+	p->count_include_pad = rnd(0, 1);
+}
+
+static void pool_case(int isa, int n_shapes)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	rng = 777u + (unsigned)isa;
+	for (int t = 0; t < n_shapes; t++) {
+		struct rt_pool2d p;
+		random_pool(&p);
+		size_t nx = (size_t)p.N * p.C * p.H * p.W, ny = (size_t)p.N * p.C * p.oH * p.oW;
+		float *x = malloc(nx * sizeof *x), *ref = malloc(ny * sizeof *ref);
+		float *xl = malloc((size_t)p.N * lsize(16, p.C, p.H * p.W) * sizeof *xl);
+		float *yl = malloc((size_t)p.N * lsize(16, p.C, p.oH * p.oW) * sizeof *yl);
+		float *y = malloc(ny * sizeof *y);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = rndf();
+		for (int avg = 0; avg < 2; avg++) {
+			(avg ? rt_avgpool2d : rt_maxpool2d)(&p, x, ref);
+			for (int b = 0; b < 3; b++) {
+				to_layout(blocks[b], p.N, p.C, p.H * p.W, x, xl);
+				memset(yl, 0x7f, (size_t)p.N * lsize(blocks[b], p.C, p.oH * p.oW) * sizeof *yl);
+				rt_pool2d_cl(&p, isa, blocks[b], avg, xl, yl);
+				int bad = from_layout(blocks[b], p.N, p.C, p.oH * p.oW, yl, y);
+				size_t at;
+				double e = worst(y, ref, ny, &at);
+				cr_assert(!bad && e <= 1e-5,
+				          "%s [%s] block %d: N %d C %d H %d W %d k %dx%d s %d,%d d %d,%d "
+				          "pads %d,%d,%d,%d -> %dx%d cip %d: %s rel err %.3g at %zu "
+				          "(got %g, want %g)",
+				          avg ? "AveragePool" : "MaxPool", rt_sgemm_isa_name(isa), blocks[b],
+				          p.N, p.C, p.H, p.W, p.kH, p.kW, p.sH, p.sW, p.dH, p.dW, p.padT,
+				          p.padL, p.padB, p.padR, p.oH, p.oW, p.count_include_pad,
+				          bad ? "padding channels not zero;" : "", e, at, y[at], ref[at]);
+			}
+		}
+		free(x), free(ref), free(xl), free(yl), free(y);
+	}
+}
+
+static void global_case(int isa, int n_shapes)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	rng = 999u + (unsigned)isa;
+	for (int t = 0; t < n_shapes; t++) {
+		int N = rnd(1, 2), C = rnd(1, 70), HW = rnd(1, 60);
+		float *x = malloc((size_t)N * C * HW * sizeof *x), *ref = malloc((size_t)N * C * sizeof *ref);
+		float *xl = malloc((size_t)N * lsize(16, C, HW) * sizeof *xl);
+		float *y = malloc(((size_t)N * C + 1) * sizeof *y);
+		for (size_t i = 0; i < (size_t)N * C * HW; i++)
+			x[i] = rndf();
+		for (int avg = 0; avg < 2; avg++) {
+			(avg ? rt_global_avgpool : rt_global_maxpool)(N * C, HW, x, ref);
+			for (int b = 0; b < 3; b++) {
+				to_layout(blocks[b], N, C, HW, x, xl);
+				y[(size_t)N * C] = 42.0f; /* guard */
+				rt_global_pool_cl(N, C, HW, isa, blocks[b], avg, xl, y);
+				size_t at;
+				double e = worst(y, ref, (size_t)N * C, &at);
+				cr_assert(e <= 1e-5 && y[(size_t)N * C] == 42.0f,
+				          "Global%sPool [%s] block %d: N %d C %d HW %d: rel err %.3g at %zu "
+				          "(got %g, want %g)%s", avg ? "Average" : "Max",
+				          rt_sgemm_isa_name(isa), blocks[b], N, C, HW, e, at, y[at], ref[at],
+				          y[(size_t)N * C] == 42.0f ? "" : "; wrote past [N, C]");
+			}
+		}
+		free(x), free(ref), free(xl), free(y);
+	}
+}
+
+static void eltwise_case(int isa)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	static const int ops[] = {RT_ADD, RT_SUB, RT_MUL, RT_MAX, RT_MIN};
+	rng = 4242u + (unsigned)isa;
+	for (int n = 0; n <= 70; n++) {
+		float a[71], b[71], y[72], ref[71];
+		for (int i = 0; i < n; i++)
+			a[i] = rndf(), b[i] = rndf();
+		for (int o = 0; o < 5; o++) {
+			struct rt_bcast p = {1, {n}, {1}, {1}};
+			rt_binary(ops[o], &p, a, b, ref);
+			y[n] = 42.0f;
+			rt_eltwise(ops[o], isa, (size_t)n, a, b, y);
+			size_t at;
+			double e = worst(y, ref, (size_t)n, &at);
+			cr_assert(e == 0 && y[n] == 42.0f, "eltwise op %d [%s] n %d: err %.3g at %zu%s",
+			          ops[o], rt_sgemm_isa_name(isa), n, e, at,
+			          y[n] == 42.0f ? "" : "; wrote past n");
+		}
+	}
+}
+
+static void act_case(int isa)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	rng = 5151u + (unsigned)isa;
+	for (int n = 0; n <= 70; n++) {
+		float x[71], y[72], ref[71];
+		for (int i = 0; i < n; i++)
+			x[i] = rndf();
+		for (int leaky = 0; leaky < 2; leaky++) {
+			int act = leaky ? RT_ACT_LEAKY_RELU : RT_ACT_RELU;
+			rt_unary(act, 0.125f, 0.0f, (size_t)n, x, ref);
+			y[n] = 42.0f;
+			rt_act_vec(act, 0.125f, isa, (size_t)n, x, y);
+			size_t at;
+			double e = worst(y, ref, (size_t)n, &at);
+			cr_assert(e == 0 && y[n] == 42.0f, "%s [%s] n %d: err %.3g at %zu%s",
+			          leaky ? "LeakyRelu" : "Relu", rt_sgemm_isa_name(isa), n, e, at,
+			          y[n] == 42.0f ? "" : "; wrote past n");
+		}
+	}
+}
+
+#define NONCONV_TESTS_FOR_ISA(ISA, sfx)                                   \
+	Test(nonconv, pool_##sfx) { pool_case(ISA, 150); }                \
+	Test(nonconv, global_pool_##sfx) { global_case(ISA, 60); }        \
+	Test(nonconv, eltwise_##sfx) { eltwise_case(ISA); }                \
+	Test(nonconv, act_##sfx) { act_case(ISA); }
+
+NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_C, c)
+NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_AVX2, avx2)
+NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_AVX512, avx512)
+NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_NEON, neon)
