@@ -19,6 +19,24 @@
 
 #define RT_MAX_RANK 8
 
+/* Parallel loops (thread_pool.c). A kernel whose output splits into `items`
+ * independent pieces calls rt_parallel(fn, ctx, items); fn(ctx, begin, end)
+ * then runs on disjoint ranges covering [0, items), possibly on several
+ * threads at once, so fn writes only its pieces' outputs and gives each piece
+ * the same arithmetic whatever the range (outputs identical for any thread
+ * count). Where RT_THREADS is not defined everything runs on the caller. */
+typedef void (*rt_range_fn)(void *ctx, int begin, int end);
+#ifdef RT_THREADS
+RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items);
+#define rt_parallel rt_pool_parallel
+#else
+static inline void rt_parallel(rt_range_fn fn, void *ctx, int items)
+{
+	if (items > 0)
+		fn(ctx, 0, items);
+}
+#endif
+
 /* Instruction sets a kernel can be built for (struct rt_conv2d.isa; the
  * GEMM's micro-kernels in sgemm.h). In generated code they are compile-time
  * constants, so a branch on them costs nothing. */
