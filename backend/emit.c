@@ -2616,6 +2616,12 @@ static void print_header(struct plan *p, struct emitter *e)
 	}
 	emit_line(e, "int %s_init(void);", N);
 	emit_line(e, "void %s_free(void);", N);
+	if (threads_of(p) > 1) {
+		emit_line(e, "/* Runs later calls on n threads (1 <= n <= %d, clamped), restarting the", threads_of(p));
+		emit_line(e, " * pool if it runs; returns the count now used (1 when built single-threaded).");
+		emit_line(e, " * Outputs are the same for every n. */");
+		emit_line(e, "int %s_set_threads(int n);", N);
+	}
 	if (p->mode == WEIGHTS_FILE) {
 		emit_blank(e);
 		emit_line(e, "/* Reads the weights from path (%s.weights.bin: %zu bytes of float32,",
@@ -3356,6 +3362,8 @@ static void print_init(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	if (threads_of(p) > 1) {
 		emit_line(e, "#ifdef RT_THREADS");
+		emit_line(e, "static int %s_threads = RT_THREADS; /* %s_set_threads */", N, N);
+		emit_blank(e);
 		emit_line(e, "/* Zeroes arena chunks [begin, end) of %zu floats. */", chunk);
 		emit_line(e, "static void %s_touch_arena(void *ctx, int begin, int end)", N);
 		emit_open_block(e);
@@ -3378,7 +3386,7 @@ static void print_init(struct plan *p, struct emitter *e)
 	emit_line(e, "\treturn 0;");
 	if (threads_of(p) > 1) {
 		emit_line(e, "#ifdef RT_THREADS");
-		emit_line(e, "rt_pool_start(RT_THREADS);");
+		emit_line(e, "rt_pool_start(%s_threads);", N);
 		emit_line(e, "rt_pool_parallel(%s_touch_arena, NULL, %zu);", N, n_chunks ? n_chunks : 1);
 		emit_line(e, "#else");
 	}
@@ -3409,6 +3417,24 @@ static void print_init(struct plan *p, struct emitter *e)
 	emit_line(e, "%s_ready = 0;", N);
 	emit_close(e, "");
 	emit_blank(e);
+	if (threads_of(p) > 1) {
+		emit_line(e, "int %s_set_threads(int n)", N);
+		emit_open_block(e);
+		emit_line(e, "#ifdef RT_THREADS");
+		emit_line(e, "%s_threads = n < 1 ? 1 : n > RT_THREADS ? RT_THREADS : n;", N);
+		emit_line(e, "if (%s_ready)", N);
+		emit_open_block(e);
+		emit_line(e, "rt_pool_stop();");
+		emit_line(e, "rt_pool_start(%s_threads);", N);
+		emit_close(e, "");
+		emit_line(e, "return %s_threads;", N);
+		emit_line(e, "#else");
+		emit_line(e, "(void)n;");
+		emit_line(e, "return 1;");
+		emit_line(e, "#endif");
+		emit_close(e, "");
+		emit_blank(e);
+	}
 }
 
 static void print_run(struct plan *p, struct emitter *e)

@@ -47,3 +47,12 @@ CLEANFILES += bench/calibrate$(EXEEXT)
 .PHONY: bench-fc
 bench-fc: bench/fc$(EXEEXT)
 	./bench/fc$(EXEEXT)
+
+# `make bench-threads`: 1 against 2 threads and the first call against the
+# steady state on torchvision networks (bench/threads.sh; MODELS=... R=...).
+dist_noinst_SCRIPTS += bench/threads.sh
+EXTRA_DIST += bench/threads_run.c
+.PHONY: bench-threads
+bench-threads: dnncc$(EXEEXT)
+	DNNCC=$(abs_top_builddir)/dnncc$(EXEEXT) DNNCC_SRCDIR=$(abs_top_srcdir) \
+	DNNCC_BUILDDIR=$(abs_top_builddir) CC='$(CC)' $(SHELL) $(srcdir)/bench/threads.sh

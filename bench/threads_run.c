@@ -8,8 +8,10 @@
  * pseudo-random pattern in [-1, 1). Used by bench/threads.sh; built with the
  * model's C file and -DMODEL_HEADER='"x.h"' like tests/harness.c.
  *
- *   threads_run [RUNS]            (default 20)
+ *   threads_run [RUNS [THREADS]]     (default 20 runs, the model's thread count)
  *
+ * THREADS needs a model compiled with --threads >= THREADS and this file
+ * with -DMODEL_THREADED (model_set_threads). 
  * With -DMODEL_INSTRUMENTED the model was compiled with --instrument, and the
  * per-layer profile of the steady-state calls goes to stderr. */
 #define _POSIX_C_SOURCE 199309L
@@ -42,6 +44,12 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	int runs = argc > 1 ? atoi(argv[1]) : 20;
+#ifdef MODEL_THREADED
+	if (argc > 2 && model_set_threads(atoi(argv[2])) != atoi(argv[2])) {
+		fprintf(stderr, "model_set_threads(%s) refused\n", argv[2]);
+		return 2;
+	}
+#endif
 	const float *in[N_IN_SLOTS];
 	float *out[N_OUT_SLOTS];
 	unsigned s = 12345u;

@@ -1091,8 +1091,13 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 	};
 	/* threads take whole vector pairs (output channels), so every output
 	 * element gets the same arithmetic whoever computes it */
+	const int items = p->group * ((nvec + 1) / 2);
+	const double work = (double)p->M * cg * taps * p->oH * p->oW;
 	for (int n = 0; n < p->N; n++) {
 		j.n = n;
-		rt_parallel(rt_dvec_items_, &j, p->group * ((nvec + 1) / 2));
+		if (work < RT_PARALLEL_MIN_WORK)
+			rt_dvec_items_(&j, 0, items);
+		else
+			rt_parallel(rt_dvec_items_, &j, items);
 	}
 }

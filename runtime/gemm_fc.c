@@ -178,6 +178,7 @@ RT_FN void rt_gemm_fc(const struct rt_gemm *p,
 #endif
 	struct rt_gemm_fc_job_ j = {p, isa, a, bp, c, y};
 	const int nb = RT_FC_NB(isa), panels = (p->N + nb - 1) / nb;
-	/* threads take whole panels; a layer under ~64K multiply-adds stays on one */
-	rt_parallel(rt_gemm_fc_panels_, &j, (double)p->M * p->N * p->K < 65536.0 ? 1 : panels);
+	/* threads take whole panels */
+	rt_parallel(rt_gemm_fc_panels_, &j,
+	            (double)p->M * p->N * p->K < RT_PARALLEL_MIN_WORK ? 1 : panels);
 }

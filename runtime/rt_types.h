@@ -26,6 +26,11 @@
  * the same arithmetic whatever the range (outputs identical for any thread
  * count). Where RT_THREADS is not defined everything runs on the caller. */
 typedef void (*rt_range_fn)(void *ctx, int begin, int end);
+/* Kernels with fewer multiply-adds than this stay on one thread (a dispatch
+ * costs about a microsecond); the tests set it to 0 to split everything. */
+#ifndef RT_PARALLEL_MIN_WORK
+#define RT_PARALLEL_MIN_WORK 65536
+#endif
 #ifdef RT_THREADS
 RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items);
 #define rt_parallel rt_pool_parallel
