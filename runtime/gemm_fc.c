@@ -179,6 +179,8 @@ RT_FN void rt_gemm_fc(const struct rt_gemm *p,
 	struct rt_gemm_fc_job_ j = {p, isa, a, bp, c, y};
 	const int nb = RT_FC_NB(isa), panels = (p->N + nb - 1) / nb;
 	/* threads take whole panels */
-	rt_parallel(rt_gemm_fc_panels_, &j,
-	            (double)p->M * p->N * p->K < RT_PARALLEL_MIN_WORK ? 1 : panels);
+	if ((double)p->M * p->N * p->K < RT_PARALLEL_MIN_WORK)
+		rt_gemm_fc_panels_(&j, 0, panels);
+	else
+		rt_parallel(rt_gemm_fc_panels_, &j, panels);
 }

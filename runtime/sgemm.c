@@ -191,8 +191,10 @@ RT_FN void rt_sgemm(int isa, int M, int N, int K,
 			 * whole row panels of one packed block. Small blocks stay on
 			 * one thread. */
 			const int small = (double)M * nc * j.kc < 4.0 * RT_PARALLEL_MIN_WORK;
-			if (small || npanels >= mpanels) {
-				rt_parallel(rt_sgemm_cols_, &j, small ? 1 : npanels);
+			if (small) {
+				rt_sgemm_cols_(&j, 0, npanels);
+			} else if (npanels >= mpanels) {
+				rt_parallel(rt_sgemm_cols_, &j, npanels);
 			} else {
 				rt_sgemm_pack_b_(nr, j.kc, nc, j.b, rsb, csb, bp);
 				rt_parallel(rt_sgemm_rows_, &j, mpanels);
