@@ -5,8 +5,8 @@ for every thread count.
 Models: the Fashion-MNIST sample, a fixed graph and a random graph of
 tests/random/gen.py (convolutions of many shapes, pools, Concat, Gemm
 heads), a fully-connected net at batch 4 (gemm_fc) and one at batch 64 (the
-SGEMM), and a wider CNN that is also built under each convolution family's
-strategy, so rows of every family run threaded. Each is compiled with
+SGEMM), and a wider CNN that is also built under the direct, im2col and
+Winograd families' strategies, so their rows run threaded. Each is compiled with
 --threads 5 and built (-O0, to keep make check cheap) with
 -DRT_PARALLEL_MIN_WORK=0, so that even the small layers split over the
 threads (the wide CNN and the FC nets also with the default threshold);
