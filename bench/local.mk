@@ -51,7 +51,7 @@ bench-fc: bench/fc$(EXEEXT)
 # `make bench-threads`: 1 against 2 threads and the first call against the
 # steady state on torchvision networks (bench/threads.sh; MODELS=... R=...).
 dist_noinst_SCRIPTS += bench/threads.sh
-EXTRA_DIST += bench/threads_run.c
+EXTRA_DIST += bench/threads_run.c bench/results/threads.md
 .PHONY: bench-threads
 bench-threads: dnncc$(EXEEXT)
 	DNNCC=$(abs_top_builddir)/dnncc$(EXEEXT) DNNCC_SRCDIR=$(abs_top_srcdir) \
