@@ -15,6 +15,7 @@
  * count now used); rt_pool_stop() joins them. */
 int rt_pool_start(int n);
 void rt_pool_stop(void);
+void rt_pool_parallel(rt_range_fn fn, void *ctx, int items); /* rt_parallel */
 
 /* conv_ref.c: textbook reference (direct loops, any stride/pad/dilation/group) */
 void rt_conv2d_ref(const struct rt_conv2d *p, const float *x, const float *w, const float *b,
