@@ -303,7 +303,8 @@ struct plan {
 	struct layer *layers;    /* [n_layers], graph order */
 	int unit_used[RT_UNIT_COUNT_];
 	int n_rt_files;
-	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 5]; /* rt_types.h, the GEMM, rt_simd.h, the units */
+	const struct embedded_file *rt_files[RT_UNIT_COUNT_ + 8]; /* rt_types.h, the thread pool,
+	                                                             the GEMM, rt_simd.h, the units */
 	int uses_sgemm;          /* 1: sgemm.h is copied; 2: the whole GEMM */
 	int n_pieces;
 	struct piece *pieces;    /* [n_pieces] the runtime text, file by file */
@@ -2427,11 +2428,19 @@ static void split_source(struct plan *p, int file)
 
 static const struct embedded_file *find_source(struct plan *p, const char *file);
 
+/* The threads the generated code runs on (--threads; 1 without). */
+static int threads_of(const struct plan *p)
+{
+	return p->opt->threads > 1 ? p->opt->threads : 1;
+}
+
 /* The runtime text the model needs: rt_types.h and the units it calls, with
  * each static inline function kept only when kept text calls it. */
 static int plan_runtime(struct plan *p)
 {
 	p->rt_files[p->n_rt_files++] = find_source(p, "rt_types.h");
+	if (threads_of(p) > 1)
+		p->rt_files[p->n_rt_files++] = find_source(p, "thread_pool.c");
 	/* Units a used unit depends on are used too (they come earlier in
 	 * units.def, so they are copied first); the GEMM is handled below. */
 	for (int changed = 1; changed;) {
@@ -2894,6 +2903,25 @@ static void print_header(struct plan *p, struct emitter *e)
 		emit_line(e, "int %s_run(const void *const inputs[], void *const outputs[]);", N);
 	else
 		emit_line(e, "int %s_run(const float *const inputs[], float *const outputs[]);", N);
+	emit_blank(e);
+	emit_line(e, "/* Optional start-up, paid once: touches the activation arena and the weights");
+	if (threads_of(p) > 1) {
+		emit_line(e, " * so no call pays their page faults, and starts the %d worker threads.",
+		          threads_of(p) - 1);
+		emit_line(e, " * %s_run() calls it when nobody did. Returns 0. %s_free() joins the", N, N);
+		emit_line(e, " * threads; a later %s_run() starts them again. */", N);
+	} else {
+		emit_line(e, " * so no call pays their page faults. %s_run() calls it when nobody did.", N);
+		emit_line(e, " * Returns 0. %s_free() undoes it (nothing to release here). */", N);
+	}
+	emit_line(e, "int %s_init(void);", N);
+	emit_line(e, "void %s_free(void);", N);
+	if (threads_of(p) > 1) {
+		emit_line(e, "/* Runs later calls on n threads (1 <= n <= %d, clamped), restarting the", threads_of(p));
+		emit_line(e, " * pool if it runs; returns the count now used (1 when built single-threaded).");
+		emit_line(e, " * Outputs are the same for every n. */");
+		emit_line(e, "int %s_set_threads(int n);", N);
+	}
 	if (p->mode == WEIGHTS_FILE) {
 		emit_blank(e);
 		emit_line(e, "/* Reads the weights from path (%s.weights.bin: %zu bytes of float32,",
@@ -2944,15 +2972,26 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 		          p->name);
 		emit_line(e, " *");
 	}
+	if (threads_of(p) > 1) {
+		emit_line(e, " * Threads (--threads %d): %s_init() starts a pool of %d POSIX threads", threads_of(p),
+		          p->name, threads_of(p) - 1);
+		emit_line(e, " * besides the caller (%s_run() calls it when nobody did), %s_free() joins", p->name,
+		          p->name);
+		emit_line(e, " * them. Each layer splits its output statically over the threads, so the");
+		emit_line(e, " * outputs do not depend on the thread count. Needs GCC-style __atomic");
+		emit_line(e, " * builtins and pthreads (in libc since glibc 2.34; -pthread before that);");
+		emit_line(e, " * with -D%s_SINGLE_THREAD, or elsewhere, it runs on the caller alone.", p->upper);
+		emit_line(e, " *");
+	}
 	if (p->uses_sgemm == 2 && p->opt->blas_openblas)
 		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with "
 		          "-lopenblas -lm. */", cmt(p, p->base));
 	else
 		emit_line(e, " * Compile from this directory: cc -std=c99 -c %s.c; link with -lm. */",
 		          cmt(p, p->base));
-	if (p->opt->instrument) {
+	if (p->opt->instrument || threads_of(p) > 1) {
 		emit_line(e, "#ifndef _POSIX_C_SOURCE");
-		emit_line(e, "#define _POSIX_C_SOURCE 199309L");
+		emit_line(e, "#define _POSIX_C_SOURCE %s", threads_of(p) > 1 ? "200112L" : "199309L");
 		emit_line(e, "#endif");
 	}
 	emit_line(e, "#include \"%s.h\"", p->base);
@@ -2969,6 +3008,13 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	emit_line(e, "/* Runtime functions are private to this file, so models link together. */");
 	emit_line(e, "#define RT_FN static");
+	if (threads_of(p) > 1) {
+		emit_line(e, "#if !defined(%s_SINGLE_THREAD) && defined(__GNUC__) && \\", p->upper);
+		emit_line(e, "    (defined(__unix__) || defined(__APPLE__))");
+		emit_line(e, "#define RT_THREADS %d /* the thread pool's size, caller included */",
+		          threads_of(p));
+		emit_line(e, "#endif");
+	}
 	if (p->uses_sgemm) {
 		emit_line(e, "/* The GEMM micro-kernel of the target (%s); SIMD is enabled per function. */",
 		          p->opt->target ? p->opt->target : "host");
@@ -3804,6 +3850,96 @@ static void print_output_copies(struct plan *p, struct emitter *e, const struct 
 	}
 }
 
+/* NAME_init and NAME_free (print_header documents them). The arena is
+ * written (zeroed) in 64 KiB chunks, by the pool's threads when there are
+ * some, and one float per 4 KiB page of constant weights is read. */
+static void print_init(struct plan *p, struct emitter *e)
+{
+	const char *N = p->name;
+	const size_t chunk = 16384; /* floats */
+	size_t arena_floats = p->uses_arena ? align_up(p->g->arena_size, sizeof(float)) / sizeof(float) : 0;
+	size_t n_chunks = (arena_floats + chunk - 1) / chunk;
+	int touch_weights = p->mode != WEIGHTS_FILE && p->weights_bytes >= sizeof(float);
+	emit_line(e, "/* ---- start-up and release ---- */");
+	emit_line(e, "static int %s_ready; /* %s_init ran */", N, N);
+	emit_blank(e);
+	if (threads_of(p) > 1) {
+		emit_line(e, "#ifdef RT_THREADS");
+		emit_line(e, "static int %s_threads = RT_THREADS; /* %s_set_threads */", N, N);
+		emit_blank(e);
+		emit_line(e, "/* Zeroes arena chunks [begin, end) of %zu floats. */", chunk);
+		emit_line(e, "static void %s_touch_arena(void *ctx, int begin, int end)", N);
+		emit_open_block(e);
+		emit_line(e, "(void)ctx;");
+		if (arena_floats) {
+			emit_line(e, "size_t from = (size_t)begin * %zu, to = (size_t)end * %zu;", chunk, chunk);
+			emit_line(e, "memset(%s_arena + from, 0, ((to < %zu ? to : %zu) - from) * sizeof(float));",
+			          N, arena_floats, arena_floats);
+		} else {
+			emit_line(e, "(void)begin;");
+			emit_line(e, "(void)end;");
+		}
+		emit_close(e, "");
+		emit_line(e, "#endif");
+		emit_blank(e);
+	}
+	emit_line(e, "int %s_init(void)", N);
+	emit_open_block(e);
+	emit_line(e, "if (%s_ready)", N);
+	emit_line(e, "\treturn 0;");
+	if (threads_of(p) > 1) {
+		emit_line(e, "#ifdef RT_THREADS");
+		emit_line(e, "rt_pool_start(%s_threads);", N);
+		emit_line(e, "rt_pool_parallel(%s_touch_arena, NULL, %zu);", N, n_chunks ? n_chunks : 1);
+		emit_line(e, "#else");
+	}
+	if (arena_floats)
+		emit_line(e, "memset(%s_arena, 0, sizeof %s_arena);", N, N);
+	if (threads_of(p) > 1)
+		emit_line(e, "#endif");
+	if (touch_weights) {
+		emit_open_block(e);
+		emit_line(e, "volatile float sink = 0.0f;");
+		emit_line(e, "size_t i;");
+		emit_line(e, "for (i = 0; i < %zu; i += 1024)", p->weights_bytes / sizeof(float));
+		emit_line(e, "\tsink += %s[i];", p->weights_sym);
+		emit_line(e, "(void)sink;");
+		emit_close(e, "");
+	}
+	emit_line(e, "%s_ready = 1;", N);
+	emit_line(e, "return 0;");
+	emit_close(e, "");
+	emit_blank(e);
+	emit_line(e, "void %s_free(void)", N);
+	emit_open_block(e);
+	if (threads_of(p) > 1) {
+		emit_line(e, "#ifdef RT_THREADS");
+		emit_line(e, "rt_pool_stop();");
+		emit_line(e, "#endif");
+	}
+	emit_line(e, "%s_ready = 0;", N);
+	emit_close(e, "");
+	emit_blank(e);
+	if (threads_of(p) > 1) {
+		emit_line(e, "int %s_set_threads(int n)", N);
+		emit_open_block(e);
+		emit_line(e, "#ifdef RT_THREADS");
+		emit_line(e, "%s_threads = n < 1 ? 1 : n > RT_THREADS ? RT_THREADS : n;", N);
+		emit_line(e, "if (%s_ready)", N);
+		emit_open_block(e);
+		emit_line(e, "rt_pool_stop();");
+		emit_line(e, "rt_pool_start(%s_threads);", N);
+		emit_close(e, "");
+		emit_line(e, "return %s_threads;", N);
+		emit_line(e, "#else");
+		emit_line(e, "(void)n;");
+		emit_line(e, "return 1;");
+		emit_line(e, "#endif");
+		emit_close(e, "");
+		emit_blank(e);
+	}
+}
+
 static void print_run(struct plan *p, struct emitter *e)
 {
 	const struct graph *g = p->g;
@@ -3840,6 +3976,8 @@ static void print_run(struct plan *p, struct emitter *e)
 		emit_line(e, "if (!%s_weights_loaded)", N);
 		emit_line(e, "\treturn -1;");
 	}
+	emit_line(e, "if (!%s_ready)", N);
+	emit_line(e, "\t%s_init();", N);
 	emit_blank(e);
 	print_declarations(p, e, 0);
 	print_declarations(p, e, 1);
@@ -3897,6 +4035,7 @@ static void print_c_file(struct plan *p, struct emitter *e)
 			print_layer(p, e, &p->layers[i]);
 	if (p->opt->instrument)
 		print_profile(p, e);
+	print_init(p, e);
 	print_run(p, e);
 }
 

@@ -7,7 +7,7 @@ CLEANFILES += backend/runtime_text.c
 # The GEMM is copied whole when a unit needs it (units.def deps "sgemm.c").
 RT_EMBEDDED = runtime/rt_types.h runtime/sgemm.h runtime/rt_simd.h runtime/sgemm.c runtime/sgemm_c.c \
 	runtime/sgemm_avx2.c runtime/sgemm_avx512.c runtime/sgemm_neon.c runtime/sgemm_cblas.c \
-	$(RT_UNITS)
+	runtime/thread_pool.c $(RT_UNITS)
 backend/runtime_text.c: tools/embed$(EXEEXT) $(addprefix $(srcdir)/,$(RT_EMBEDDED))
 	$(AM_V_GEN)$(MKDIR_P) backend && \
 	tools/embed$(EXEEXT) $@ rt_sources $(srcdir) $(RT_EMBEDDED)

@@ -76,3 +76,11 @@ EXTRA_DIST += bench/nonconv/run.sh bench/nonconv/driver.c bench/nonconv/results.
 .PHONY: bench-nonconv
 bench-nonconv: dnncc$(EXEEXT)
 	sh $(srcdir)/bench/nonconv/run.sh '$(BEFORE)' $(abs_top_builddir)/dnncc$(EXEEXT) $(MODELS)
+# `make bench-threads`: 1 against 2 threads and the first call against the
+# steady state on torchvision networks (bench/threads.sh; MODELS=... R=...).
+dist_noinst_SCRIPTS += bench/threads.sh
+EXTRA_DIST += bench/threads_run.c bench/results/threads.md
+.PHONY: bench-threads
+bench-threads: dnncc$(EXEEXT)
+	DNNCC=$(abs_top_builddir)/dnncc$(EXEEXT) DNNCC_SRCDIR=$(abs_top_srcdir) \
+	DNNCC_BUILDDIR=$(abs_top_builddir) CC='$(CC)' $(SHELL) $(srcdir)/bench/threads.sh

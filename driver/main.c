@@ -42,7 +42,7 @@
 	"  --list-transforms      print the layout transforms (DT graph edges) and exit\n" \
 	"  --costs FILE           use a measured cost table (dnncc profile writes one)\n" \
 	"  --profile              measure costs on this machine first (cached), then compile\n" \
-	"  --threads N            1 (multi-threaded code is not built yet)\n"            \
+	"  --threads N            generated code runs on N threads (default 1; same outputs)\n" \
 	"  --instrument           generated code times each layer; NAME_profile_print()\n" \
 	"  --report               print per-layer choices, their costs against every\n" \
 	"                         strategy's, and the memory plan\n"                     \
@@ -64,6 +64,8 @@
 /* --max-weights and --max-arena at most 1 TiB: sizes stay far from
  * overflowing any product of them. */
 #define DNNCC_MAX_MIB (1 << 20)
+/* Most threads --threads accepts (the pool's array in generated code). */
+#define DNNCC_MAX_THREADS 256
 
 struct pass_entry {
 	const char *name;
@@ -403,12 +405,12 @@ int main(int argc, char **argv)
 			}
 			if (a[2] == 'r') {
 				prof.runs = (int)v;
-			} else if (v != 1) {
-				fprintf(stderr,
-				        "dnncc: --threads %s: multi-threaded code is not built yet; generated "
-				        "code and dnncc profile are single-threaded (--threads 1)\n",
-				        val);
+			} else if (v > DNNCC_MAX_THREADS) {
+				fprintf(stderr, "dnncc: --threads %s: at most %d threads\n", val,
+				        DNNCC_MAX_THREADS);
 				return 2;
+			} else {
+				opt.threads = (int)v;
 			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "dnncc: unknown option %s\n%s", a, DNNCC_USAGE);
@@ -429,6 +431,18 @@ int main(int argc, char **argv)
 	if (!opt.strategy)
 		opt.strategy = "pbqp";
 	opt.isa = target_isa(opt.target);
+	if (opt.threads > 1 && profiling) {
+		fprintf(stderr, "dnncc profile: --threads %d: the profiling harness measures one "
+		                "thread only (multi-threaded costs are not built yet)\n",
+		        opt.threads);
+		return 2;
+	}
+	if (opt.threads > 1 && strcmp(opt.target, "cortex-m") == 0) {
+		fprintf(stderr, "dnncc: --threads %d: --target cortex-m code is single-threaded "
+		                "(firmware has no threads); use --threads 1\n",
+		        opt.threads);
+		return 2;
+	}
 	if (opt.instrument && (profiling || strcmp(opt.target, "cortex-m") == 0)) {
 		fprintf(stderr, profiling ? "dnncc profile: --instrument is a compile option\n"
 		                          : "dnncc: --instrument needs a POSIX clock (clock_gettime), "

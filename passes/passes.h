@@ -55,6 +55,8 @@ struct options {
 	const char *target;            /* --target, for the generated header */
 	int blas_openblas;             /* --blas openblas: GEMMs call cblas_sgemm */
 	int instrument;                /* --instrument: NAME_run times each layer (POSIX clock) */
+	int threads;                   /* --threads N: the generated code's thread pool size (>= 1;
+	                                  0 counts as 1) */
 	const struct cost_table *costs; /* --costs / --profile: measured costs (costs.c);
 	                                   NULL: the built-in model (cost_model.c); not owned */
 	int verify_ilp;                /* --verify-ilp: cross-check the PBQP optimum with GLPK */

@@ -849,6 +849,134 @@ static inline void rt_dvec_rowc_(const struct rt_conv2d *p, const struct rt_dvec
 	}
 }
 
+/* What the threads of one rt_conv_direct_vec call share. */
+struct rt_dvec_job_ {
+	const struct rt_conv2d *p;
+	const struct rt_dvec_geom_ *g; /* copied per thread: the tiles change some fields */
+	const float *x, *w, *b;
+	float *y;
+	int n, bs, vl, simd, mg, nvec, cblocks, chunk, full, band, owl, owr, oht, ohb;
+	size_t ximg, yimg, xgrp, wgrp;
+};
+
+/* Items [i0, i1) of image j->n: item i is group i / pairs, vector pair
+ * i % pairs (output channels q, q + 1 with q = 2 * (i % pairs)); bands of
+ * output rows outermost within a group, as in the serial loop. */
+static void rt_dvec_items_(void *ctx, int i0, int i1)
+{
+	const struct rt_dvec_job_ *j = ctx;
+	const struct rt_conv2d *p = j->p;
+	struct rt_dvec_geom_ g = *j->g;
+	const float *x = j->x, *w = j->w, *b = j->b;
+	float *y = j->y;
+	const int n = j->n, bs = j->bs, vl = j->vl, simd = j->simd, mg = j->mg, nvec = j->nvec;
+	const int cblocks = j->cblocks, chunk = j->chunk, full = j->full, band = j->band;
+	const int owl = j->owl, owr = j->owr, oht = j->oht, ohb = j->ohb;
+	const size_t ximg = j->ximg, yimg = j->yimg, xgrp = j->xgrp, wgrp = j->wgrp;
+	const int pairs = (nvec + 1) / 2;
+	(void)mg;
+	(void)wgrp;
+	(void)vl;
+	for (int gr = i0 / pairs; gr < p->group && gr * pairs < i1; gr++) {
+		const int qlo = i0 > gr * pairs ? 2 * (i0 - gr * pairs) : 0;
+		const int qhi = i1 < (gr + 1) * pairs ? 2 * (i1 - gr * pairs) : nvec;
+		const float *xg = x + n * ximg + gr * xgrp;
+		/* bands of output rows: the input rows a band reads stay in L2
+		 * while every vector pair and chunk goes over them */
+		for (int b0 = 0; b0 < p->oH; b0 += band) {
+			const int b1 = p->oH - b0 < band ? p->oH : b0 + band;
+			for (int q = qlo; q < qhi && q < nvec; q += 2) {
+				const int nb = nvec - q >= 2 ? 2 : 1;
+				struct rt_dvec_out_ o;
+				size_t woff[2], yoff[2];
+				for (int k = 0; k < 2; k++) {
+					const int qk = q + (k < nb ? k : 0);
+					int m0;
+					if (bs) {
+						const int ob = gr * (nvec * vl / bs) + qk / (bs / vl), h = qk % (bs / vl);
+						m0 = ob * bs + h * vl;
+						woff[k] = (size_t)ob * cblocks * g.wcb + (size_t)h * vl;
+						yoff[k] = (size_t)ob * p->oH * p->oW * bs + (size_t)h * vl;
+						o.valid[k] = p->M - m0 < 0 ? 0 : p->M - m0 < vl ? p->M - m0 : vl;
+						o.store[k] = vl;
+					} else {
+						m0 = gr * mg + qk * vl;
+						woff[k] = gr * wgrp + (size_t)qk * vl;
+						yoff[k] = (size_t)m0;
+						o.valid[k] = mg - qk * vl < vl ? mg - qk * vl : vl;
+						o.store[k] = o.valid[k];
+					}
+					o.bias[k] = b && o.valid[k] > 0 ? b + m0 : NULL;
+				}
+				g.w1 = woff[1] - woff[0];
+				g.y1 = yoff[1] - yoff[0];
+				for (int c0 = 0, ncb; c0 < cblocks; c0 += ncb) {
+					ncb = cblocks - c0 < chunk ? cblocks - c0 : chunk;
+					if (bs && c0 < full && c0 + ncb > full)
+						ncb = full - c0;
+					const int first = c0 == 0, last = c0 + ncb == cblocks;
+					const float *xc = xg + c0 * g.xcb;
+					const float *wc = w + woff[0] + c0 * g.wcb;
+					int nblk = ncb; /* blocks the tiles loop over */
+					if (!bs) { /* HWC: one block of ncb channels */
+						g.nci = ncb;
+						nblk = 1;
+					} else { /* the partial block alone, on its real channels */
+						g.nci = c0 < full ? bs : p->C - full * bs;
+					}
+					for (int oh = b0; oh < b1; oh++) {
+						int u0, u1;
+						rt_dvec_span_(oh, p->sH, p->padT, p->dH, p->kH, p->H, &u0, &u1);
+						const int ih = oh * p->sH - p->padT + u0 * p->dH;
+						/* the input row of tap u0, at column 0; columns are
+						 * added as offsets that stay inside the row */
+						const float *xr = xc + (size_t)(u1 > u0 ? ih : 0) * p->W * g.xpx;
+						const float *wr = wc + u0 * g.wrow;
+						float *yr = y + n * yimg + yoff[0] + (size_t)oh * p->oW * g.ypix;
+						/* border pixels of the inner rows go by columns, below */
+						const int edges = oh < oht || oh >= ohb;
+	#if RT_DVEC_AVX512_
+						if (vl == 16) {
+							rt_dvec_row16_(p, &g, &o, nb, xr, nblk, u1 - u0, wr, yr, owl, owr,
+							               edges, first, last);
+							continue;
+						}
+	#endif
+	#if RT_DVEC_AVX2_
+						if (simd) {
+							rt_dvec_row8_(p, &g, &o, nb, xr, nblk, u1 - u0, wr, yr, owl, owr, edges,
+							              first, last);
+							continue;
+						}
+	#endif
+						/* portable C: every pixel with its own taps, no columns */
+						(void)edges;
+						rt_dvec_rowc_(p, &g, &o, nb, xr, nblk, u1 - u0, wr, yr, first, last);
+					}
+					if ((oht > b0 ? oht : b0) < (ohb < b1 ? ohb : b1)) {
+						float *yp = y + n * yimg + yoff[0];
+	#if RT_DVEC_AVX512_
+						if (vl == 16)
+							rt_dvec_cols16_(p, &g, &o, nb, xc, nblk, wc, yp, owl, owr,
+							                oht > b0 ? oht : b0, ohb < b1 ? ohb : b1, first,
+							                last);
+	#endif
+	#if RT_DVEC_AVX2_
+						if (vl == 8 && simd)
+							rt_dvec_cols8_(p, &g, &o, nb, xc, nblk, wc, yp, owl, owr,
+							               oht > b0 ? oht : b0, ohb < b1 ? ohb : b1, first,
+							               last);
+	#endif
+						(void)yp;
+						(void)simd;
+						(void)owr;
+					}
+				}
+			}
+		}
+	}
+}
+
 /* ---- driver -------------------------------------------------------------- */
 
 RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
@@ -955,102 +1083,21 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 		}
 	}
 
+	struct rt_dvec_job_ j = {
+		.p = p, .g = &g, .x = x, .w = w, .b = b, .y = y, .bs = bs, .vl = vl, .simd = simd,
+		.mg = mg, .nvec = nvec, .cblocks = cblocks, .chunk = chunk, .full = full, .band = band,
+		.owl = owl, .owr = owr, .oht = oht, .ohb = ohb, .ximg = ximg, .yimg = yimg,
+		.xgrp = xgrp, .wgrp = wgrp,
+	};
+	/* threads take whole vector pairs (output channels), so every output
+	 * element gets the same arithmetic whoever computes it */
+	const int items = p->group * ((nvec + 1) / 2);
+	const double work = (double)p->M * cg * taps * p->oH * p->oW;
 	for (int n = 0; n < p->N; n++) {
-		for (int gr = 0; gr < p->group; gr++) {
-			const float *xg = x + n * ximg + gr * xgrp;
-			/* bands of output rows: the input rows a band reads stay in L2
-			 * while every vector pair and chunk goes over them */
-			for (int b0 = 0; b0 < p->oH; b0 += band) {
-				const int b1 = p->oH - b0 < band ? p->oH : b0 + band;
-				for (int q = 0; q < nvec; q += 2) {
-					const int nb = nvec - q >= 2 ? 2 : 1;
-					struct rt_dvec_out_ o;
-					size_t woff[2], yoff[2];
-					for (int k = 0; k < 2; k++) {
-						const int qk = q + (k < nb ? k : 0);
-						int m0;
-						if (bs) {
-							const int ob = gr * (nvec * vl / bs) + qk / (bs / vl), h = qk % (bs / vl);
-							m0 = ob * bs + h * vl;
-							woff[k] = (size_t)ob * cblocks * g.wcb + (size_t)h * vl;
-							yoff[k] = (size_t)ob * p->oH * p->oW * bs + (size_t)h * vl;
-							o.valid[k] = p->M - m0 < 0 ? 0 : p->M - m0 < vl ? p->M - m0 : vl;
-							o.store[k] = vl;
-						} else {
-							m0 = gr * mg + qk * vl;
-							woff[k] = gr * wgrp + (size_t)qk * vl;
-							yoff[k] = (size_t)m0;
-							o.valid[k] = mg - qk * vl < vl ? mg - qk * vl : vl;
-							o.store[k] = o.valid[k];
-						}
-						o.bias[k] = b && o.valid[k] > 0 ? b + m0 : NULL;
-					}
-					g.w1 = woff[1] - woff[0];
-					g.y1 = yoff[1] - yoff[0];
-					for (int c0 = 0, ncb; c0 < cblocks; c0 += ncb) {
-						ncb = cblocks - c0 < chunk ? cblocks - c0 : chunk;
-						if (bs && c0 < full && c0 + ncb > full)
-							ncb = full - c0;
-						const int first = c0 == 0, last = c0 + ncb == cblocks;
-						const float *xc = xg + c0 * g.xcb;
-						const float *wc = w + woff[0] + c0 * g.wcb;
-						int nblk = ncb; /* blocks the tiles loop over */
-						if (!bs) { /* HWC: one block of ncb channels */
-							g.nci = ncb;
-							nblk = 1;
-						} else { /* the partial block alone, on its real channels */
-							g.nci = c0 < full ? bs : p->C - full * bs;
-						}
-						for (int oh = b0; oh < b1; oh++) {
-							int u0, u1;
-							rt_dvec_span_(oh, p->sH, p->padT, p->dH, p->kH, p->H, &u0, &u1);
-							const int ih = oh * p->sH - p->padT + u0 * p->dH;
-							/* the input row of tap u0, at column 0; columns are
-							 * added as offsets that stay inside the row */
-							const float *xr = xc + (size_t)(u1 > u0 ? ih : 0) * p->W * g.xpx;
-							const float *wr = wc + u0 * g.wrow;
-							float *yr = y + n * yimg + yoff[0] + (size_t)oh * p->oW * g.ypix;
-							/* border pixels of the inner rows go by columns, below */
-							const int edges = oh < oht || oh >= ohb;
-#if RT_DVEC_AVX512_
-							if (vl == 16) {
-								rt_dvec_row16_(p, &g, &o, nb, xr, nblk, u1 - u0, wr, yr, owl, owr,
-								               edges, first, last);
-								continue;
-							}
-#endif
-#if RT_DVEC_AVX2_
-							if (simd) {
-								rt_dvec_row8_(p, &g, &o, nb, xr, nblk, u1 - u0, wr, yr, owl, owr, edges,
-								              first, last);
-								continue;
-							}
-#endif
-							/* portable C: every pixel with its own taps, no columns */
-							(void)edges;
-							rt_dvec_rowc_(p, &g, &o, nb, xr, nblk, u1 - u0, wr, yr, first, last);
-						}
-						if ((oht > b0 ? oht : b0) < (ohb < b1 ? ohb : b1)) {
-							float *yp = y + n * yimg + yoff[0];
-#if RT_DVEC_AVX512_
-							if (vl == 16)
-								rt_dvec_cols16_(p, &g, &o, nb, xc, nblk, wc, yp, owl, owr,
-								                oht > b0 ? oht : b0, ohb < b1 ? ohb : b1, first,
-								                last);
-#endif
-#if RT_DVEC_AVX2_
-							if (vl == 8 && simd)
-								rt_dvec_cols8_(p, &g, &o, nb, xc, nblk, wc, yp, owl, owr,
-								               oht > b0 ? oht : b0, ohb < b1 ? ohb : b1, first,
-								               last);
-#endif
-							(void)yp;
-							(void)simd;
-							(void)owr;
-						}
-					}
-				}
-			}
-		}
+		j.n = n;
+		if (work < RT_PARALLEL_MIN_WORK)
+			rt_dvec_items_(&j, 0, items);
+		else
+			rt_parallel(rt_dvec_items_, &j, items);
 	}
 }

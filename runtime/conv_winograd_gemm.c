@@ -641,7 +641,8 @@ __attribute__((target("avx512f"))) static inline void
 rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
                        const float *x, /* channel 0 of the group, input layout */
                        int tb0, int nt, /* the block's tiles */
-                       float *v) /* V of the block: (xi, c, t) at v[(xi*cg + c)*tb + t - tb0] */
+                       float *v, /* V of the block: (xi, c, t) at v[(xi*cg + c)*tb + t - tb0] */
+                       int c0, int c1) /* the channels to transform */
 {
 	__m512 d[64], t[64], r[64], u[8];
 	__m512i didx[4];
@@ -650,7 +651,7 @@ rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
 	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 	for (int k = 0; k < dn; k++)
 		didx[k] = _mm512_loadu_si512(pl->didx[k]);
-	for (int c = 0; c < pl->cg; c++) {
+	for (int c = c0; c < c1; c++) {
 		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
 		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
 			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
@@ -829,6 +830,90 @@ rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
 
 /* ---- the primitive -------------------------------------------------------- */
 
+/* What the threads of one tile block share. Threads take whole lane groups
+ * (up to `lanes` tiles of one tile row, grouped from tb0 as in the serial
+ * loop) or, for the AVX-512 row transform of CHW input, whole channels; each
+ * tile and channel gets the same arithmetic whoever transforms it. */
+struct rt_wino_job_ {
+	const struct rt_wino_plan *pl;
+	const float *xg, *bg; /* the group's input channel 0; its bias or NULL */
+	float *yg;            /* the group's output channel 0 */
+	float *vb, *mb, *st;  /* V, M and the stage buffer of the workspace */
+	int tb0, nt, lanes;   /* the block's tiles; tiles per lane group */
+	int phase;            /* 0: input transform into V, 1: output transform from M */
+};
+
+/* Lane groups [i0, i1) of the block. */
+static void rt_wino_lanes_(void *ctx, int i0, int i1)
+{
+	const struct rt_wino_job_ *j = ctx;
+	const struct rt_wino_plan *pl = j->pl;
+	const int tb0 = j->tb0, nt = j->nt, lanes = j->lanes;
+	int gi = 0;
+	for (int t0 = tb0, nl; t0 < tb0 + nt && gi < i1; t0 += nl, gi++) {
+		const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
+		nl = pl->tw - tx0 < lanes ? pl->tw - tx0 : lanes;
+		nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+		if (gi < i0)
+			continue;
+		if (j->phase == 0) {
+			float *vl = j->vb + (t0 - tb0); /* the lane group's columns of V */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+			if (lanes == 16) {
+				rt_wino_in_pix_avx512(pl, j->xg, ty, tx0, nl, vl, j->st);
+				continue;
+			}
+#endif
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+			if (lanes == 8) {
+				rt_wino_in_avx2(pl, j->xg, ty, tx0, nl, vl);
+				continue;
+			}
+#endif
+			rt_wino_in_c(pl, j->xg, ty, tx0, nl, vl);
+		} else {
+			const float *ml = j->mb + (t0 - tb0); /* the lane group's columns of M */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+			if (lanes == 16) {
+				if (pl->yps == 1)
+					rt_wino_out_rows_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl);
+				else
+					rt_wino_out_pix_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl, j->st);
+				continue;
+			}
+#endif
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+			if (lanes == 8) {
+				rt_wino_out_avx2(pl, ml, j->bg, j->yg, ty, tx0, nl);
+				continue;
+			}
+#endif
+			rt_wino_out_c(pl, ml, j->bg, j->yg, ty, tx0, nl);
+		}
+	}
+}
+
+/* How many lane groups the block has. */
+static inline int rt_wino_groups_(const struct rt_wino_job_ *j)
+{
+	int n = 0;
+	for (int t0 = j->tb0, nl; t0 < j->tb0 + j->nt; t0 += nl, n++) {
+		const int tx0 = t0 % j->pl->tw;
+		nl = j->pl->tw - tx0 < j->lanes ? j->pl->tw - tx0 : j->lanes;
+		nl = j->tb0 + j->nt - t0 < nl ? j->tb0 + j->nt - t0 : nl;
+	}
+	return n;
+}
+
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+/* Channels [c0, c1) of the block's AVX-512 row transform (CHW input). */
+static void rt_wino_in_channels_(void *ctx, int c0, int c1)
+{
+	const struct rt_wino_job_ *j = ctx;
+	rt_wino_in_rows_avx512(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
+}
+#endif
+
 RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
                                  const float *x, /* [N] images C x H x W, layout variant/1000 */
                                  const float *w, /* U: [group][ah*aw][packed M/group x C/group] */
@@ -885,6 +970,7 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 		lanes = 8;
 #endif
 	(void)st;
+	struct rt_wino_job_ j = {.pl = &pl, .vb = vb, .mb = mb, .st = st, .lanes = lanes};
 
 	for (int n = 0; n < p->N; n++)
 		for (int g = 0; g < p->group; g++) {
@@ -896,57 +982,31 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 				nt = tiles - tb0 < nominal ? tiles - tb0 : nominal;
 				if (tiles - tb0 - nt < nominal / 2)
 					nt = tiles - tb0; /* the tail joins this block */
+				j.xg = xg;
+				j.bg = bg;
+				j.yg = yg;
+				j.tb0 = tb0;
+				j.nt = nt;
+				j.phase = 0;
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
 				if (lanes == 16 && pl.xps == 1)
-					rt_wino_in_rows_avx512(&pl, xg, tb0, nt, vb);
+					rt_parallel(rt_wino_in_channels_, &j, pl.cg);
+				else if (lanes == 16) /* one stage buffer: one thread */
+					rt_wino_lanes_(&j, 0, rt_wino_groups_(&j));
 				else
 #endif
-				/* lane groups: up to `lanes` tiles of one tile row */
-				for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
-					const int ty = t0 / pl.tw, tx0 = t0 % pl.tw;
-					nl = pl.tw - tx0 < lanes ? pl.tw - tx0 : lanes;
-					nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
-					float *vl = vb + (t0 - tb0); /* the lane group's columns of V */
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-					if (lanes == 16) {
-						rt_wino_in_pix_avx512(&pl, xg, ty, tx0, nl, vl, st);
-						continue;
-					}
-#endif
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
-					if (lanes == 8) {
-						rt_wino_in_avx2(&pl, xg, ty, tx0, nl, vl);
-						continue;
-					}
-#endif
-					rt_wino_in_c(&pl, xg, ty, tx0, nl, vl);
-				}
+					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
 				for (int xi = 0; xi < nxi; xi++)
 					rt_sgemm(p->isa, pl.mg, nt, pl.cg, NULL, 0, 0, ug + (size_t)xi * upanel,
 					         vb + (size_t)xi * pl.cg * pl.tb, (size_t)pl.tb, 1,
 					         mb + (size_t)xi * pl.mg * pl.tb, (size_t)pl.tb, 0, gws);
-				for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
-					const int ty = t0 / pl.tw, tx0 = t0 % pl.tw;
-					nl = pl.tw - tx0 < lanes ? pl.tw - tx0 : lanes;
-					nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
-					const float *ml = mb + (t0 - tb0); /* the lane group's columns of M */
+				j.phase = 1;
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-					if (lanes == 16) {
-						if (pl.yps == 1)
-							rt_wino_out_rows_avx512(&pl, ml, bg, yg, ty, tx0, nl);
-						else
-							rt_wino_out_pix_avx512(&pl, ml, bg, yg, ty, tx0, nl, st);
-						continue;
-					}
+				if (lanes == 16 && pl.yps != 1) /* one stage buffer: one thread */
+					rt_wino_lanes_(&j, 0, rt_wino_groups_(&j));
+				else
 #endif
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
-					if (lanes == 8) {
-						rt_wino_out_avx2(&pl, ml, bg, yg, ty, tx0, nl);
-						continue;
-					}
-#endif
-					rt_wino_out_c(&pl, ml, bg, yg, ty, tx0, nl);
-				}
+					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
 			}
 		}
 }

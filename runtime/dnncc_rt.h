@@ -4,7 +4,18 @@
 #ifndef DNNCC_RT_H
 #define DNNCC_RT_H
 
+/* The library is built with the thread pool (thread_pool.c), so tests can
+ * run kernels on several threads; nothing starts it unless asked. */
+#ifndef RT_THREADS
+#define RT_THREADS 16
+#endif
 #include "runtime/rt_types.h"
+
+/* thread_pool.c: rt_pool_start(n) starts n - 1 workers (returns the thread
+ * count now used); rt_pool_stop() joins them. */
+int rt_pool_start(int n);
+void rt_pool_stop(void);
+void rt_pool_parallel(rt_range_fn fn, void *ctx, int items); /* rt_parallel */
 
 /* conv_ref.c: textbook reference (direct loops, any stride/pad/dilation/group) */
 void rt_conv2d_ref(const struct rt_conv2d *p, const float *x, const float *w, const float *b,

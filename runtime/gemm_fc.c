@@ -67,19 +67,21 @@
 				STORE(out + (size_t)i * (4 * VL) + (size_t)v * VL, acc[i][v]); \
 	}
 
-/* The whole layer for one ISA: panels outermost, then groups of four rows. */
+/* Panels [p0, p1) of the layer for one ISA: panels outermost, then groups
+ * of four rows. */
 #define RT_FC_ISA_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA)                \
 	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 1)            \
 	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 2)            \
 	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 3)            \
 	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 4)            \
 	static inline ATTR void rt_gemm_fc_##SUF(const struct rt_gemm *p, const float *a, \
-	                                         const float *bp, const float *c, float *y) \
+	                                         const float *bp, const float *c, float *y, \
+	                                         int p0, int p1)                   \
 	{                                                                          \
 		const size_t rsa = p->transA ? 1 : (size_t)p->K;                   \
 		const size_t csa = p->transA ? (size_t)p->M : 1;                   \
 		float out[4 * 4 * VL]; /* [MB][NB] */                              \
-		for (int j0 = 0; j0 < p->N; j0 += 4 * VL) {                        \
+		for (int j0 = p0 * 4 * VL; j0 < p->N && j0 < p1 * 4 * VL; j0 += 4 * VL) { \
 			const float *w = bp + (size_t)j0 * p->K;                   \
 			const int nn = p->N - j0 < 4 * VL ? p->N - j0 : 4 * VL;    \
 			for (int m0 = 0; m0 < p->M; m0 += 4) {                     \
@@ -134,6 +136,36 @@ RT_FC_ISA_(neon, , float32x4_t, 4, vdupq_n_f32(0.0f), vld1q_f32, vst1q_f32, vdup
 RT_FC_ISA_(c, , float, 1, 0.0f, RT_FC_C_LOAD_, RT_FC_C_STORE_, RT_FC_C_SET1_, RT_FC_C_FMA_)
 #endif
 
+/* What the threads of one rt_gemm_fc call share. */
+struct rt_gemm_fc_job_ {
+	const struct rt_gemm *p;
+	int isa;
+	const float *a, *bp, *c;
+	float *y;
+};
+
+/* Panels [p0, p1) of N (4 SIMD vectors wide each). */
+static void rt_gemm_fc_panels_(void *ctx, int p0, int p1)
+{
+	const struct rt_gemm_fc_job_ *j = ctx;
+	switch (j->isa) {
+#if RT_SGEMM_HAVE_AVX512
+	case RT_SGEMM_ISA_AVX512: rt_gemm_fc_avx512(j->p, j->a, j->bp, j->c, j->y, p0, p1); break;
+#endif
+#if RT_SGEMM_HAVE_AVX2
+	case RT_SGEMM_ISA_AVX2: rt_gemm_fc_avx2(j->p, j->a, j->bp, j->c, j->y, p0, p1); break;
+#endif
+#if RT_SGEMM_HAVE_NEON
+	case RT_SGEMM_ISA_NEON: rt_gemm_fc_neon(j->p, j->a, j->bp, j->c, j->y, p0, p1); break;
+#endif
+#if RT_SGEMM_HAVE_C
+	default: rt_gemm_fc_c(j->p, j->a, j->bp, j->c, j->y, p0, p1); break;
+#else
+	default: break;
+#endif
+	}
+}
+
 RT_FN void rt_gemm_fc(const struct rt_gemm *p,
                       int isa,         /* RT_SGEMM_ISA_* the weights were packed for */
                       const float *a,  /* [M, K], or [K, M] if transA */
@@ -144,20 +176,11 @@ RT_FN void rt_gemm_fc(const struct rt_gemm *p,
 #ifdef RT_SGEMM_ISA
 	isa = RT_SGEMM_ISA; /* generated code has this one kernel */
 #endif
-	switch (isa) {
-#if RT_SGEMM_HAVE_AVX512
-	case RT_SGEMM_ISA_AVX512: rt_gemm_fc_avx512(p, a, bp, c, y); break;
-#endif
-#if RT_SGEMM_HAVE_AVX2
-	case RT_SGEMM_ISA_AVX2: rt_gemm_fc_avx2(p, a, bp, c, y); break;
-#endif
-#if RT_SGEMM_HAVE_NEON
-	case RT_SGEMM_ISA_NEON: rt_gemm_fc_neon(p, a, bp, c, y); break;
-#endif
-#if RT_SGEMM_HAVE_C
-	default: rt_gemm_fc_c(p, a, bp, c, y); break;
-#else
-	default: break;
-#endif
-	}
+	struct rt_gemm_fc_job_ j = {p, isa, a, bp, c, y};
+	const int nb = RT_FC_NB(isa), panels = (p->N + nb - 1) / nb;
+	/* threads take whole panels */
+	if ((double)p->M * p->N * p->K < RT_PARALLEL_MIN_WORK)
+		rt_gemm_fc_panels_(&j, 0, panels);
+	else
+		rt_parallel(rt_gemm_fc_panels_, &j, panels);
 }

@@ -34,3 +34,7 @@ libdnncc_rt_a_SOURCES += runtime/primitives.h runtime/primitives.def runtime/tra
 RT_SGEMM_SRCS = runtime/sgemm.h runtime/sgemm.c runtime/sgemm_pack.c runtime/gemm_fc_pack.c runtime/sgemm_host.c \
 	runtime/sgemm_c.c runtime/sgemm_avx2.c runtime/sgemm_avx512.c runtime/sgemm_neon.c
 libdnncc_rt_a_SOURCES += $(RT_SGEMM_SRCS)
+
+# The thread pool behind rt_parallel (rt_types.h); generated code built with
+# --threads N > 1 gets a copy.
+libdnncc_rt_a_SOURCES += runtime/thread_pool.c

@@ -19,6 +19,33 @@
 
 #define RT_MAX_RANK 8
 
+/* Parallel loops (thread_pool.c). A kernel whose output splits into `items`
+ * independent pieces passes fn, ctx and items to rt_parallel; fn(ctx, begin, end)
+ * then runs on disjoint ranges covering [0, items), possibly on several
+ * threads at once, so fn writes only its pieces' outputs and gives each piece
+ * the same arithmetic whatever the range (outputs identical for any thread
+ * count). Where RT_THREADS is not defined everything runs on the caller.
+ * (This comment names the function without a call, so that the emitter,
+ * which keeps a static inline only where copied text calls it, leaves the
+ * serial version out of models that do not use it.) */
+typedef void (*rt_range_fn)(void *ctx, int begin, int end);
+/* Kernels with fewer multiply-adds than this stay on one thread (a dispatch
+ * costs about a microsecond); the tests set it to 0 to split everything. */
+#ifndef RT_PARALLEL_MIN_WORK
+#define RT_PARALLEL_MIN_WORK 65536
+#endif
+#ifdef RT_THREADS
+/* rt_pool_parallel: declared in dnncc_rt.h for the library; generated code
+ * copies thread_pool.c right after this header, before any kernel */
+#define rt_parallel rt_pool_parallel
+#else
+static inline void rt_parallel(rt_range_fn fn, void *ctx, int items)
+{
+	if (items > 0)
+		fn(ctx, 0, items);
+}
+#endif
+
 /* Instruction sets a kernel can be built for (struct rt_conv2d.isa; the
  * GEMM's micro-kernels in sgemm.h). In generated code they are compile-time
  * constants, so a branch on them costs nothing. */

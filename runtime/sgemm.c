@@ -85,6 +85,62 @@ static inline void rt_sgemm_tile_(int isa, int kc, const float *a, size_t ars, s
 	}
 }
 
+/* One KC x NC block of the product, shared by the threads working on it. */
+struct rt_sgemm_block_ {
+	int isa, M, K, mr, nr;
+	int kc, nc, jc, pc, acc;     /* this block: depth, width, first column, first k, accumulate */
+	const float *a, *ap;         /* A, or A packed (then ap) */
+	size_t rsa, csa, ars, acs;   /* A's strides; as the micro-kernel reads them */
+	const float *b;              /* B(pc, jc) */
+	size_t rsb, csb;
+	float *c;                    /* C */
+	size_t ldc;
+	float *bp;                   /* the packed block, [ceil(nc/nr)][kc][nr] */
+};
+
+/* Row panel ir of A at the block's k offset. */
+static inline const float *rt_sgemm_a_at_(const struct rt_sgemm_block_ *j, int ir)
+{
+	return j->ap ? j->ap + (size_t)ir * j->K + (size_t)j->pc * j->mr
+	             : j->a + (size_t)ir * j->rsa + (size_t)j->pc * j->csa;
+}
+
+/* Column panels [p0, p1) of the block: pack them, then every row panel of A
+ * across them. */
+static void rt_sgemm_cols_(void *ctx, int p0, int p1)
+{
+	const struct rt_sgemm_block_ *j = ctx;
+	const int nr = j->nr, mr = j->mr, kc = j->kc;
+	const int j0 = p0 * nr, j1 = p1 * nr < j->nc ? p1 * nr : j->nc;
+	rt_sgemm_pack_b_(nr, kc, j1 - j0, j->b + (size_t)j0 * j->csb, j->rsb, j->csb,
+	                 j->bp + (size_t)j0 * kc);
+	for (int ir = 0; ir < j->M; ir += mr) {
+		const int m = j->M - ir < mr ? j->M - ir : mr;
+		const float *pa = rt_sgemm_a_at_(j, ir);
+		for (int jr = j0; jr < j1; jr += nr) {
+			const int n = j1 - jr < nr ? j1 - jr : nr;
+			rt_sgemm_tile_(j->isa, kc, pa, j->ars, j->acs, j->bp + (size_t)jr * kc,
+			               j->c + (size_t)ir * j->ldc + j->jc + jr, j->ldc, m, n, j->acc);
+		}
+	}
+}
+
+/* Row panels [r0, r1) of A across the whole packed block. */
+static void rt_sgemm_rows_(void *ctx, int r0, int r1)
+{
+	const struct rt_sgemm_block_ *j = ctx;
+	const int nr = j->nr, mr = j->mr, kc = j->kc;
+	for (int ir = r0 * mr; ir < j->M && ir < r1 * mr; ir += mr) {
+		const int m = j->M - ir < mr ? j->M - ir : mr;
+		const float *pa = rt_sgemm_a_at_(j, ir);
+		for (int jr = 0; jr < j->nc; jr += nr) {
+			const int n = j->nc - jr < nr ? j->nc - jr : nr;
+			rt_sgemm_tile_(j->isa, kc, pa, j->ars, j->acs, j->bp + (size_t)jr * kc,
+			               j->c + (size_t)ir * j->ldc + j->jc + jr, j->ldc, m, n, j->acc);
+		}
+	}
+}
+
 RT_FN void rt_sgemm(int isa, int M, int N, int K,
                     const float *a,  /* A(i, k) at a[i*rsa + k*csa], [M, K]; unused if ap */
                     size_t rsa, size_t csa,
@@ -116,22 +172,32 @@ RT_FN void rt_sgemm(int isa, int M, int N, int K,
 	const int nblocks = (N + ncmax - 1) / ncmax, kslices = (K + kcmax - 1) / kcmax;
 	const int ncb = ((N + nblocks - 1) / nblocks + nr - 1) / nr * nr;
 	const int kcb = (K + kslices - 1) / kslices;
+	struct rt_sgemm_block_ j = {
+		.isa = isa, .M = M, .K = K, .mr = mr, .nr = nr, .a = a, .ap = ap, .rsa = rsa,
+		.csa = csa, .ars = ars, .acs = acs, .rsb = rsb, .csb = csb, .c = c, .ldc = ldc, .bp = bp,
+	};
+	const int mpanels = (M + mr - 1) / mr;
 	for (int jc = 0; jc < N; jc += ncb) {
-		const int nc = N - jc < ncb ? N - jc : ncb;
+		const int nc = N - jc < ncb ? N - jc : ncb, npanels = (nc + nr - 1) / nr;
 		for (int pc = 0; pc < K; pc += kcb) {
-			const int kc = K - pc < kcb ? K - pc : kcb;
-			const int acc = accumulate || pc > 0;
-			rt_sgemm_pack_b_(nr, kc, nc, b + (size_t)pc * rsb + (size_t)jc * csb, rsb, csb, bp);
-			for (int ir = 0; ir < M; ir += mr) {
-				const int m = M - ir < mr ? M - ir : mr;
-				/* A(ir, pc): rows ir.. of the packed panel, or of A */
-				const float *pa = ap ? ap + (size_t)ir * K + (size_t)pc * mr
-				                     : a + (size_t)ir * rsa + (size_t)pc * csa;
-				for (int jr = 0; jr < nc; jr += nr) {
-					const int n = nc - jr < nr ? nc - jr : nr;
-					rt_sgemm_tile_(isa, kc, pa, ars, acs, bp + (size_t)jr * kc,
-					               c + (size_t)ir * ldc + jc + jr, ldc, m, n, acc);
-				}
+			j.kc = K - pc < kcb ? K - pc : kcb;
+			j.nc = nc;
+			j.jc = jc;
+			j.pc = pc;
+			j.acc = accumulate || pc > 0;
+			j.b = b + (size_t)pc * rsb + (size_t)jc * csb;
+			/* Threads take whole column panels (each packs its own) or,
+			 * when A has more row panels than the block has column panels,
+			 * whole row panels of one packed block. Small blocks stay on
+			 * one thread. */
+			const int small = (double)M * nc * j.kc < 4.0 * RT_PARALLEL_MIN_WORK;
+			if (small) {
+				rt_sgemm_cols_(&j, 0, npanels);
+			} else if (npanels >= mpanels) {
+				rt_parallel(rt_sgemm_cols_, &j, npanels);
+			} else {
+				rt_sgemm_pack_b_(nr, j.kc, nc, j.b, rsb, csb, bp);
+				rt_parallel(rt_sgemm_rows_, &j, mpanels);
 			}
 		}
 	}

@@ -249,3 +249,12 @@ clean-families-cache:
 TESTS += tests/select/verify_ilp.sh
 dist_noinst_SCRIPTS += tests/select/verify_ilp.sh
 EXTRA_DIST += tests/select/costs_xeon.tsv
+# --threads N (issue 9): generated code at 1..5 threads gives the same bits,
+# over the sample, random graphs, FC nets and every convolution family.
+TESTS += tests/threads/check.sh
+dist_noinst_SCRIPTS += tests/threads/check.sh tests/threads/check.py
+EXTRA_DIST += tests/threads/driver.c
+clean-local: clean-threads-tests
+clean-threads-tests:
+	-rm -rf tests/threads-work
+.PHONY: clean-threads-tests

@@ -39,6 +39,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "runtime/dnncc_rt.h" /* rt_pool_start, rt_pool_stop */
 #include "runtime/sgemm.h"
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -386,4 +387,53 @@ Test(sgemm, host)
 	cr_assert(host == RT_SGEMM_ISA_AVX512 || host == RT_SGEMM_ISA_AVX2
 	          || !__builtin_cpu_supports("avx2"), "an AVX2 CPU must not fall back to C");
 #endif
+}
+
+ParameterizedTestParameters(sgemm, threads)
+{
+	static int isas[] = {RT_SGEMM_ISA_C, RT_SGEMM_ISA_AVX2, RT_SGEMM_ISA_AVX512,
+	                     RT_SGEMM_ISA_NEON};
+	return cr_make_param_array(int, isas, sizeof isas / sizeof isas[0]);
+}
+
+/* The same bits on 1, 2 and 3 threads (thread_pool.c): shapes whose blocks
+ * split by column panels, by row panels (more rows of A than columns in a
+ * block), and ragged ones, packed A or not, accumulating or not. */
+ParameterizedTest(int *isa, sgemm, threads)
+{
+	skip_unless_supported(*isa);
+	static const int shapes[][3] = {{64, 1000, 300}, {500, 40, 200}, {37, 777, 513}, {9, 5000, 70}};
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+		const int M = shapes[s][0], N = shapes[s][1], K = shapes[s][2];
+		const int acc = (int)s % 2, packed = s >= 2;
+		struct rng r;
+		rng_seed(&r, 99 + s);
+		float *a = malloc((size_t)M * K * sizeof *a), *b = malloc((size_t)K * N * sizeof *b);
+		float *ap = malloc(rt_sgemm_pack_a_size(*isa, M, K) * sizeof *ap);
+		float *c[3];
+		void *ws = malloc(rt_sgemm_workspace_size(*isa, M, N, K));
+		cr_assert(a && b && ap && ws, "out of memory");
+		for (size_t i = 0; i < (size_t)M * K; i++)
+			a[i] = rng_float(&r);
+		for (size_t i = 0; i < (size_t)K * N; i++)
+			b[i] = rng_float(&r);
+		rt_sgemm_pack_a(*isa, M, K, a, (size_t)K, 1, ap);
+		for (int t = 0; t < 3; t++) {
+			c[t] = malloc((size_t)M * N * sizeof(float));
+			cr_assert(c[t] != NULL, "out of memory");
+			for (size_t i = 0; i < (size_t)M * N; i++)
+				c[t][i] = (float)(i % 7);
+			cr_assert(rt_pool_start(t + 1) == t + 1, "%d threads did not start", t + 1);
+			rt_sgemm(*isa, M, N, K, packed ? NULL : a, (size_t)K, 1, packed ? ap : NULL, b,
+			         (size_t)N, 1, c[t], (size_t)N, acc, ws);
+			rt_pool_stop();
+			if (t)
+				cr_assert(memcmp(c[t], c[0], (size_t)M * N * sizeof(float)) == 0,
+				          "%s M=%d N=%d K=%d: %d threads give other bits than one",
+				          isa_names[*isa], M, N, K, t + 1);
+		}
+		for (int t = 0; t < 3; t++)
+			free(c[t]);
+		free(a), free(b), free(ap), free(ws);
+	}
 }

@@ -1,0 +1,185 @@
+/* thread_pool.c - the persistent thread pool behind rt_parallel (rt_types.h),
+ * compiled only where RT_THREADS is defined (the most threads, the caller
+ * included). Generated code built with --threads N defines RT_THREADS N on
+ * POSIX systems with GCC-style atomics, unless NAME_SINGLE_THREAD is defined;
+ * the library defines it in dnncc_rt.h so the tests can run kernels threaded.
+ *
+ * How: rt_pool_start(n) creates n - 1 workers once. rt_pool_parallel(fn, ctx,
+ * items) cuts [0, items) into at most 4n chunks at fixed boundaries
+ * (items*k/chunks) and publishes the job by bumping a generation counter; the
+ * caller and the workers then claim chunks one at a time from an atomic
+ * counter that carries the generation in its high half (so a worker late for
+ * one job can never claim a chunk of the next), run fn on each, and count
+ * them done; the caller returns when all are. Which thread runs a chunk
+ * varies, what it computes does not: kernels give every item the same
+ * arithmetic whatever range it comes in, so outputs do not depend on the
+ * thread count or on scheduling. Claiming rather than fixed shares keeps a
+ * worker that the OS has descheduled from stalling the whole layer on a busy
+ * machine. Workers spin a while on the generation (layers follow each other
+ * within microseconds), then sleep on a condition variable. A call made while
+ * a job runs (a kernel calling a parallel GEMM from inside its own chunk) runs
+ * on its thread alone. Not reentrant: one caller at a time, like the model it
+ * serves. rt_pool_stop() joins the workers. */
+#ifdef RT_THREADS
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define RT_POOL_PAUSE_() __builtin_ia32_pause()
+#else
+#define RT_POOL_PAUSE_() ((void)0)
+#endif
+/* Spins (pauses) before a waiting worker sleeps, and before the caller
+ * waiting for the last chunks starts yielding its core. */
+#define RT_POOL_SPINS_ 4000
+/* Chunks per thread: enough to even out a late thread, few enough that
+ * claiming costs nothing. */
+#define RT_POOL_CHUNKS_ 4
+
+static struct {
+	int n;                      /* threads working on a job, caller included; 1: no workers */
+	int active;                 /* a job is running (nested calls run alone) */
+	int quit;                   /* workers exit at the next generation */
+	unsigned gen;               /* job generation; bumped (atomically) to publish a job */
+	unsigned start_gen;         /* gen when the workers were created */
+	unsigned long long left;    /* gen << 32 | chunks not yet claimed (atomic) */
+	int done;                   /* chunks of the current job finished (atomic) */
+	int sleepers;               /* workers waiting on cv (atomic) */
+	rt_range_fn fn;             /* the job: fn(ctx, begin, end) over [0, items) */
+	void *ctx;
+	int items, chunks;          /* the job's size; chunks it is cut into */
+	pthread_t tid[RT_THREADS];  /* [n - 1] workers */
+	pthread_mutex_t mu;         /* guards the sleep on cv */
+	pthread_cond_t cv;          /* signalled when gen changes and someone sleeps */
+} rt_pool_ = {.n = 1, .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+
+/* Claims and runs chunks of job generation g until none is left. The job's
+ * fields are read only after a successful claim, which proves they belong to
+ * generation g: they are written before g is published and not again until
+ * every chunk of g is done. */
+static void rt_pool_work_(unsigned g)
+{
+	unsigned long long v = __atomic_load_n(&rt_pool_.left, __ATOMIC_ACQUIRE);
+	for (;;) {
+		if ((unsigned)(v >> 32) != g || (v & 0xffffffffu) == 0)
+			return;
+		if (!__atomic_compare_exchange_n(&rt_pool_.left, &v, v - 1, 0, __ATOMIC_ACQ_REL,
+		                                 __ATOMIC_ACQUIRE))
+			continue; /* v now holds the current value */
+		const int items = rt_pool_.items, chunks = rt_pool_.chunks;
+		const int k = chunks - (int)(v & 0xffffffffu); /* the chunk claimed */
+		const int b = (int)((long long)items * k / chunks);
+		const int e = (int)((long long)items * (k + 1) / chunks);
+		rt_pool_.fn(rt_pool_.ctx, b, e);
+		__atomic_add_fetch(&rt_pool_.done, 1, __ATOMIC_RELEASE);
+		v = __atomic_load_n(&rt_pool_.left, __ATOMIC_ACQUIRE);
+	}
+}
+
+static void *rt_pool_worker_(void *arg)
+{
+	unsigned seen = rt_pool_.start_gen;
+	(void)arg;
+	for (;;) {
+		unsigned g;
+		int spins = 0;
+		while ((g = __atomic_load_n(&rt_pool_.gen, __ATOMIC_ACQUIRE)) == seen) {
+			if (++spins < RT_POOL_SPINS_) {
+				RT_POOL_PAUSE_();
+				continue;
+			}
+			pthread_mutex_lock(&rt_pool_.mu);
+			__atomic_add_fetch(&rt_pool_.sleepers, 1, __ATOMIC_SEQ_CST);
+			while (__atomic_load_n(&rt_pool_.gen, __ATOMIC_SEQ_CST) == seen)
+				pthread_cond_wait(&rt_pool_.cv, &rt_pool_.mu);
+			__atomic_sub_fetch(&rt_pool_.sleepers, 1, __ATOMIC_SEQ_CST);
+			pthread_mutex_unlock(&rt_pool_.mu);
+			spins = 0;
+		}
+		seen = g;
+		if (__atomic_load_n(&rt_pool_.quit, __ATOMIC_ACQUIRE))
+			break;
+		rt_pool_work_(g);
+	}
+	return NULL;
+}
+
+/* Publishes the next generation and wakes sleeping workers. */
+static void rt_pool_publish_(void)
+{
+	unsigned g = __atomic_load_n(&rt_pool_.gen, __ATOMIC_RELAXED) + 1;
+	__atomic_store_n(&rt_pool_.left, (unsigned long long)g << 32 | (unsigned)rt_pool_.chunks,
+	                 __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_pool_.gen, g, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rt_pool_.sleepers, __ATOMIC_SEQ_CST)) {
+		pthread_mutex_lock(&rt_pool_.mu);
+		pthread_cond_broadcast(&rt_pool_.cv);
+		pthread_mutex_unlock(&rt_pool_.mu);
+	}
+}
+
+/* Runs fn over [0, items), chunks of it on every thread of the pool. */
+RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items)
+{
+	const int n = rt_pool_.n;
+	if (items <= 0)
+		return;
+	if (n <= 1 || items == 1 || __atomic_load_n(&rt_pool_.active, __ATOMIC_RELAXED)) {
+		fn(ctx, 0, items);
+		return;
+	}
+	__atomic_store_n(&rt_pool_.active, 1, __ATOMIC_RELAXED);
+	rt_pool_.fn = fn;
+	rt_pool_.ctx = ctx;
+	rt_pool_.items = items;
+	rt_pool_.chunks = items < RT_POOL_CHUNKS_ * n ? items : RT_POOL_CHUNKS_ * n;
+	__atomic_store_n(&rt_pool_.done, 0, __ATOMIC_RELAXED);
+	rt_pool_publish_();
+	rt_pool_work_(__atomic_load_n(&rt_pool_.gen, __ATOMIC_RELAXED));
+	for (int spins = 0; __atomic_load_n(&rt_pool_.done, __ATOMIC_ACQUIRE) != rt_pool_.chunks;
+	     spins++) {
+		if (spins < RT_POOL_SPINS_)
+			RT_POOL_PAUSE_();
+		else
+			sched_yield();
+	}
+	__atomic_store_n(&rt_pool_.active, 0, __ATOMIC_RELAXED);
+}
+
+/* Joins the workers; the pool then runs everything on the caller's thread. */
+RT_FN void rt_pool_stop(void)
+{
+	const int n = rt_pool_.n;
+	if (n <= 1)
+		return;
+	__atomic_store_n(&rt_pool_.quit, 1, __ATOMIC_RELEASE);
+	rt_pool_.chunks = 0;
+	rt_pool_publish_();
+	for (int t = 1; t < n; t++)
+		pthread_join(rt_pool_.tid[t - 1], NULL);
+	rt_pool_.quit = 0;
+	rt_pool_.n = 1;
+}
+
+/* Starts n - 1 workers (n at most RT_THREADS) unless some already run.
+ * Returns the number of threads jobs now run on; 1 when none could start. */
+RT_FN int rt_pool_start(int n)
+{
+	if (rt_pool_.n > 1)
+		return rt_pool_.n;
+	if (n > RT_THREADS)
+		n = RT_THREADS;
+	rt_pool_.start_gen = __atomic_load_n(&rt_pool_.gen, __ATOMIC_SEQ_CST);
+	int t;
+	for (t = 1; t < n; t++)
+		if (pthread_create(&rt_pool_.tid[t - 1], NULL, rt_pool_worker_, (void *)(intptr_t)t))
+			break;
+	rt_pool_.n = t;
+	if (t < n) {
+		rt_pool_stop();
+		return 1;
+	}
+	return rt_pool_.n;
+}
+#endif

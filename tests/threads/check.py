@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""check.py - multi-threaded generated code (--threads N) gives the same bits
+for every thread count.
+
+Models: the Fashion-MNIST sample, a fixed graph and a random graph of
+tests/random/gen.py (convolutions of many shapes, pools, Concat, Gemm
+heads), a fully-connected net at batch 4 (gemm_fc) and one at batch 64 (the
+SGEMM), and a wider CNN that is also built under the direct, im2col and
+Winograd families' strategies, so their rows run threaded. Each is compiled with
+--threads 5 and built (-O0, to keep make check cheap) with
+-DRT_PARALLEL_MIN_WORK=0, so that even the small layers split over the
+threads (the wide CNN and the FC nets also with the default threshold);
+tests/threads/driver.c runs it at 1, 2, 3, 4 and 5 threads
+(model_set_threads) and every output must be bitwise identical across the
+counts, and close to gen.py's float64 reference (1e-3 relative to the
+largest value: a sanity check, the identity is the test). The sample is also
+built with --threads 1 (no pool at all) and with -Dmodel_SINGLE_THREAD, whose
+outputs must equal the threaded ones bit for bit; and the threaded sample
+must compile warning-free with gcc and clang (-std=c99 -Wall -Wextra
+-pedantic -Werror -O2), and with clang also with the threads compiled out (-O0).
+
+Environment: DNNCC, DNNCC_SRCDIR, DNNCC_BUILDDIR, CC (make check sets them);
+THREADS_KEEP=1 keeps the work directory. Exits 77 (skipped) without numpy,
+torch and onnx.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    import torch  # noqa: F401  (gen.py's references)
+except ImportError as e:
+    print("check.py: skipped: %s" % e)
+    sys.exit(77)
+
+here = os.path.dirname(os.path.abspath(__file__))
+srcdir = os.environ.get("DNNCC_SRCDIR") or os.path.abspath(os.path.join(here, "..", ".."))
+builddir = os.environ.get("DNNCC_BUILDDIR") or os.getcwd()
+dnncc = os.environ.get("DNNCC") or os.path.join(builddir, "dnncc")
+cc = os.environ.get("CC") or "cc"
+sys.path.insert(0, os.path.join(srcdir, "tests", "random"))
+import gen  # noqa: E402
+
+COUNTS = [1, 2, 3, 4, 5]
+TOL = 1e-3
+work = os.path.join(builddir, "tests", "threads-work")
+failures = []
+
+
+def run(cmd, cwd=None):
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    return p.returncode, p.stdout
+
+
+def fc_net(name, batch, sizes, seed):
+    """Gemm layers (transB, bias) with Relu between them: [batch, sizes[0]] ->
+    ... -> [batch, sizes[-1]]; returns (model, inputs, float64 outputs)."""
+    rng = np.random.RandomState(seed)
+    x = rng.uniform(-1, 1, (batch, sizes[0])).astype(np.float32)
+    nodes, inits, v, cur = [], [], x.astype(np.float64), "x"
+    for i in range(len(sizes) - 1):
+        w = rng.uniform(-1, 1, (sizes[i + 1], sizes[i])).astype(np.float32) / np.sqrt(sizes[i])
+        b = rng.uniform(-0.1, 0.1, sizes[i + 1]).astype(np.float32)
+        inits += [numpy_helper.from_array(w, "w%d" % i), numpy_helper.from_array(b, "b%d" % i)]
+        nodes.append(helper.make_node("Gemm", [cur, "w%d" % i, "b%d" % i], ["g%d" % i], transB=1))
+        v = v @ w.astype(np.float64).T + b
+        cur = "g%d" % i
+        if i + 2 < len(sizes):
+            nodes.append(helper.make_node("Relu", [cur], ["r%d" % i]))
+            v = np.maximum(v, 0)
+            cur = "r%d" % i
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x.shape))],
+                              [helper.make_tensor_value_info(cur, TensorProto.FLOAT, list(v.shape))], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    return model, [("x", x)], [(cur, v)]
+
+
+def wide_cnn():
+    """A CNN with layers big enough for every family to pick real rows."""
+    g = gen.Graph("wide", gen.random.Random(5))
+    x = g.add_input([1, 16, 20, 20])
+    t = g.conv(x, 48, [3, 3], pads=[1, 1, 1, 1])
+    t = g.unary(t, "Relu")
+    t = g.conv(t, 48, [3, 3], pads=[1, 1, 1, 1], group=48)
+    t = g.conv(t, 40, [1, 1])
+    t = g.pool(t, "MaxPool", [2, 2], [2, 2], [0, 0, 0, 0], 0)
+    t = g.conv(t, 64, [5, 5], pads=[2, 2, 2, 2], stride=[1, 1])
+    t = g.conv(t, 32, [3, 3], stride=[2, 2], pads=[1, 1, 1, 1])
+    t = g.flatten(g.global_avg(t))
+    t = g.gemm(t, 10)
+    return gen.finish(g, [t])
+
+
+def cases():
+    """[(name, model, inputs, outputs, strategies)]"""
+    conv_strats = ["pbqp", "family:direct", "family:im2", "family:winograd"]
+    res = []
+    sample = onnx.load(os.path.join(srcdir, "samples", "fashion_mnist", "fashion_cnn.onnx"))
+    img = np.fromfile(os.path.join(srcdir, "samples", "fashion_mnist", "images.bin"),
+                      dtype="<f4")[:784].reshape(1, 1, 28, 28)
+    res.append(("sample", sample, [(sample.graph.input[0].name, img)], None, ["pbqp"]))
+    res.append(("wide",) + wide_cnn() + (conv_strats,))
+    for name, m, ins, outs in gen.fixed_graphs():
+        if name in ("alexnet_stem",):
+            res.append((name, m, ins, outs, ["pbqp"]))
+    for i in range(1):
+        m, ins, outs = gen.random_graph(7, i)
+        res.append(("random7_%d" % i, m, ins, outs, ["pbqp"]))
+    res.append(("fc4",) + fc_net("fc4", 4, [640, 128, 128, 8, 128, 640], 1) + (["pbqp"],))
+    res.append(("fc64",) + fc_net("fc64", 64, [96, 200, 72], 2) + (["pbqp"],))
+    return res
+
+
+def build(d, model_path, strategy, threads, defines=(), cflags=("-O0",)):
+    """dnncc + cc into directory d; returns the driver path or None."""
+    os.makedirs(d, exist_ok=True)
+    rc, out = run([dnncc, model_path, "-o", os.path.join(d, "model.c"), "--threads", str(threads),
+                   "--strategy", strategy])
+    if rc != 0:
+        failures.append("%s: dnncc failed:\n%s" % (d, out))
+        return None
+    exe = os.path.join(d, "driver")
+    cmd = [cc, "-std=c99"] + list(cflags) + ["-I", d] + ["-D" + x for x in defines] + \
+        ["-o", exe, os.path.join(d, "model.c"), os.path.join(here, "driver.c"), "-lm"]
+    if threads == 1:
+        cmd.insert(1, "-DSINGLE_BUILD")
+    rc, out = run(cmd, cwd=d)
+    if rc != 0:
+        failures.append("%s: cc failed: %s\n%s" % (d, " ".join(cmd), out))
+        return None
+    return exe
+
+
+def outputs(d, exe, inputs, counts):
+    """Runs the driver; returns {count: [float32 arrays]} or None."""
+    files = []
+    for k, (_, arr) in enumerate(inputs):
+        f = os.path.join(d, "in%d.bin" % k)
+        arr.astype("<f4").tofile(f)
+        files.append(f)
+    rc, out = run([exe, ",".join(str(c) for c in counts), d] + files)
+    if rc != 0:
+        failures.append("%s: driver exited %d:\n%s" % (d, rc, out))
+        return None
+    res = {}
+    for c in counts:
+        res[c] = []
+        j = 0
+        while os.path.exists(os.path.join(d, "t%d_%d.bin" % (c, j))):
+            res[c].append(np.fromfile(os.path.join(d, "t%d_%d.bin" % (c, j)), dtype="<f4"))
+            j += 1
+    return res
+
+
+def same_bits(a, b):
+    return len(a) == len(b) and all(x.tobytes() == y.tobytes() for x, y in zip(a, b))
+
+
+def main():
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    n_builds = n_runs = 0
+    sample_ref = None
+    for name, model, inputs, want, strategies in cases():
+        mpath = os.path.join(work, name + ".onnx")
+        onnx.save(model, mpath)
+        # every strategy with all layers split; the pbqp build also with the
+        # default threshold (small layers on one thread, larger ones split)
+        builds = [(s, ["RT_PARALLEL_MIN_WORK=0"]) for s in strategies]
+        if name in ("wide", "fc4", "fc64"):
+            builds.append(("pbqp", []))
+        for s, defines in builds:
+            d = os.path.join(work, name, s.replace(":", "_") + ("_default" if not defines else ""))
+            exe = build(d, mpath, s, 5, defines=defines)
+            n_builds += 1
+            if not exe:
+                continue
+            got = outputs(d, exe, inputs, COUNTS)
+            if got is None:
+                continue
+            n_runs += len(COUNTS)
+            for c in COUNTS[1:]:
+                if not same_bits(got[COUNTS[0]], got[c]):
+                    failures.append("%s %s: %d threads differ from %d" % (name, s, c, COUNTS[0]))
+            if want is not None:
+                for (oname, ref), g in zip(want, got[COUNTS[0]]):
+                    ref = np.asarray(ref, dtype=np.float64).ravel()
+                    err = np.max(np.abs(g - ref)) / max(np.max(np.abs(ref)), 1e-30) if ref.size else 0
+                    if not err <= TOL:
+                        failures.append("%s %s: output %s off the reference by %.3g" % (name, s, oname, err))
+            if name == "sample" and s == "pbqp" and defines:
+                sample_ref = got[COUNTS[0]]
+            print("%-16s %-24s outputs identical at %s threads" %
+                  (name, s + ("" if defines else " (default)"), ",".join(map(str, COUNTS))))
+    # The sample without the pool: --threads 1, and --threads 5 compiled single-threaded.
+    spath = os.path.join(work, "sample.onnx")
+    img = [(None, np.fromfile(os.path.join(srcdir, "samples", "fashion_mnist", "images.bin"),
+                              dtype="<f4")[:784])]
+    for label, threads, defines in (("threads1", 1, []), ("single", 5, ["model_SINGLE_THREAD"])):
+        d = os.path.join(work, "sample", label)
+        exe = build(d, spath, "pbqp", threads, defines=defines)
+        n_builds += 1
+        got = exe and outputs(d, exe, img, [1] if threads == 1 else [1, 3])
+        if got and sample_ref is not None:
+            for c, g in got.items():
+                if not same_bits(g, sample_ref):
+                    failures.append("sample %s (%d threads asked): differs from the pool's outputs" % (label, c))
+            print("sample           %-16s outputs identical to the threaded build" % label)
+    # Warning-free builds of the threaded code, threads in and out.
+    d = os.path.join(work, "sample", "warnings")
+    os.makedirs(d, exist_ok=True)
+    rc, out = run([dnncc, spath, "-o", os.path.join(d, "model.c"), "--threads", "3"])
+    if rc != 0:
+        failures.append("dnncc --threads 3 failed:\n" + out)
+    else:
+        for comp in ("gcc", "clang"):
+            if not shutil.which(comp):
+                print("warnings: %s not installed, not checked" % comp)
+                continue
+            for extra in (["-O2"], ["-O0", "-Dmodel_SINGLE_THREAD"]) if comp == "clang" else (["-O2"],):
+                cmd = [comp, "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror", "-c",
+                       "model.c", "-o", "model.o"] + extra
+                rc, out = run(cmd, cwd=d)
+                n_builds += 1
+                if rc != 0:
+                    failures.append("%s failed:\n%s" % (" ".join(cmd), out))
+                else:
+                    print("warnings: %s clean" % " ".join(cmd))
+    for f in failures:
+        print("FAIL: " + f)
+    print("%d builds, %d runs, %d failures" % (n_builds, n_runs, len(failures)))
+    if not failures and not os.environ.get("THREADS_KEEP"):
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
