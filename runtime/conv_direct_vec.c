@@ -877,6 +877,7 @@ static void rt_dvec_items_(void *ctx, int i0, int i1)
 	(void)mg;
 	(void)wgrp;
 	(void)vl;
+	(void)owl; /* read only where SIMD is compiled in */
 	for (int gr = i0 / pairs; gr < p->group && gr * pairs < i1; gr++) {
 		const int qlo = i0 > gr * pairs ? 2 * (i0 - gr * pairs) : 0;
 		const int qhi = i1 < (gr + 1) * pairs ? 2 * (i1 - gr * pairs) : nvec;

@@ -123,7 +123,7 @@ else
 	cat "$out/bad/err"
 fi
 if ! "$DNNCC" profile "$model" -o "$out/t2.tsv" --threads 2 2>"$out/t2.err" &&
-	grep -q 'multi-threaded code is not built yet' "$out/t2.err" && [ ! -e "$out/t2.tsv" ]; then
+	grep -q 'multi-threaded costs are not built yet' "$out/t2.err" && [ ! -e "$out/t2.tsv" ]; then
 	pass "--threads 2 is refused"
 else
 	failed "--threads 2"
