@@ -38,7 +38,7 @@ EXTRA_DIST += bench/results/README.md bench/results/primitives.tsv \
 	bench/results/layers_resnet50.tsv bench/results/mobilenets/README.md \
 	bench/results/mobilenets/primitives.txt bench/results/mobilenets/primitives.tsv \
 	bench/results/mobilenets/layers_mobilenetv2.tsv \
-	bench/results/mobilenets/layers_mobilenetv1_025.tsv
+	bench/results/mobilenets/layers_mobilenetv1_025.tsv bench/results/train_fashion.md
 # bench/calibrate: measures the built-in cost model's rates on this machine and
 # prints the values for passes/cost_model.c and the RT_COST of every row
 # (bench/README.md). Needs only dnncc's own libraries.
