@@ -171,6 +171,7 @@ Test(typed, integer_pow_by_squaring_and_negative_exponents)
 	const float base[2] = {1.5f, -2.0f};
 	const int32_t e[2] = {2, 3};
 	float yf[2];
+	p = flat(2); /* two elements here, four above */
 	rt_tbinary(RT_TB_POW, &p, RT_DT_F32, base, RT_DT_I32, e, RT_DT_F32, yf);
 	cr_expect(yf[0] == 2.25f && yf[1] == -8.0f);
 }
