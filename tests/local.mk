@@ -10,12 +10,12 @@ tests_test_ir_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_ir_LDADD = $(TEST_LDADD)
 
 check_PROGRAMS += tests/test_passes
-tests_test_passes_SOURCES = tests/test_passes.c
+tests_test_passes_SOURCES = tests/test_passes.c tests/graph_build.h
 tests_test_passes_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_passes_LDADD = $(TEST_LDADD)
 
 check_PROGRAMS += tests/test_fuse
-tests_test_fuse_SOURCES = tests/test_fuse.c
+tests_test_fuse_SOURCES = tests/test_fuse.c tests/graph_build.h
 tests_test_fuse_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_fuse_LDADD = $(TEST_LDADD)
 
@@ -150,7 +150,7 @@ endif
 # Selection: the DT graph, candidates, the strategies and legalisation.
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_select
-tests_test_select_SOURCES = tests/test_select.c
+tests_test_select_SOURCES = tests/test_select.c tests/graph_build.h
 tests_test_select_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_select_LDADD = $(TEST_LDADD)
 endif

@@ -15,6 +15,7 @@
 
 #include "ir/ir.h"
 #include "passes/passes.h"
+#include "tests/graph_build.h"
 
 /* ---- graph building ---------------------------------------------------------- */
 
@@ -40,12 +41,6 @@ static struct tensor *typed(struct graph *g, const char *name, enum dtype dt, in
 	return t;
 }
 
-/* A float32 activation. */
-static struct tensor *act(struct graph *g, const char *name, int rank, const int64_t *dims)
-{
-	return typed(g, name, DTYPE_F32, rank, dims);
-}
-
 /* A float32 constant holding a copy of v[numel]. */
 static struct tensor *cst(struct graph *g, const char *name, const float *v, int rank,
                           const int64_t *dims)
@@ -65,35 +60,6 @@ static struct tensor *cst_i64(struct graph *g, const char *name, const int64_t *
 		n *= dims[i];
 	void *data = arena_memdup(&g->arena, v, (size_t)n * sizeof *v);
 	return ir_new_constant(g, name, DTYPE_I64, rank, dims, data);
-}
-
-static void append(struct graph *g, struct tensor ***arr, int *n, struct tensor *t)
-{
-	struct tensor **a = arena_alloc(&g->arena, (size_t)(*n + 1) * sizeof *a);
-	if (*n)
-		memcpy(a, *arr, (size_t)*n * sizeof *a);
-	a[(*n)++] = t;
-	*arr = a;
-}
-
-static struct tensor *input(struct graph *g, struct tensor *t)
-{
-	t->is_input = 1;
-	append(g, &g->inputs, &g->n_inputs, t);
-	return t;
-}
-
-static struct tensor *output(struct graph *g, struct tensor *t)
-{
-	t->is_output = 1;
-	append(g, &g->outputs, &g->n_outputs, t);
-	return t;
-}
-
-static struct node *node(struct graph *g, enum op op, const char *name, int n_in,
-                         struct tensor **ins, struct tensor *out)
-{
-	return ir_add_node(g, op, name, n_in, ins, 1, &out);
 }
 
 static void set_int(struct graph *g, struct node *n, const char *name, int64_t v)

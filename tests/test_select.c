@@ -19,6 +19,7 @@
 
 #include "ir/ir.h"
 #include "passes/passes.h"
+#include "tests/graph_build.h"
 #include "runtime/primitives.h"
 #include "runtime/sgemm.h"
 
@@ -26,36 +27,6 @@
 
 #define SHAPE(...) \
 	(int)(sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (const int64_t[]){__VA_ARGS__}
-
-static struct tensor *act(struct graph *g, const char *name, int rank, const int64_t *dims)
-{
-	struct tensor *t = ir_new_tensor(g, name, DTYPE_F32);
-	ir_set_shape(t, rank, dims);
-	return t;
-}
-
-static void append(struct graph *g, struct tensor ***arr, int *n, struct tensor *t)
-{
-	struct tensor **a = arena_alloc(&g->arena, (size_t)(*n + 1) * sizeof *a);
-	if (*n)
-		memcpy(a, *arr, (size_t)*n * sizeof *a);
-	a[(*n)++] = t;
-	*arr = a;
-}
-
-static struct tensor *input(struct graph *g, struct tensor *t)
-{
-	t->is_input = 1;
-	append(g, &g->inputs, &g->n_inputs, t);
-	return t;
-}
-
-static struct tensor *output(struct graph *g, struct tensor *t)
-{
-	t->is_output = 1;
-	append(g, &g->outputs, &g->n_outputs, t);
-	return t;
-}
 
 static void set_ints(struct graph *g, struct node *n, const char *name, int count,
                      const int64_t *v)
