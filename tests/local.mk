@@ -258,3 +258,15 @@ clean-local: clean-threads-tests
 clean-threads-tests:
 	-rm -rf tests/threads-work
 .PHONY: clean-threads-tests
+
+# Byte-identical generated code for behaviour-preserving refactors: every case
+# of tests/emit_golden_cases.py compiled by this dnncc and by DNNCC_REF (an
+# older build), outputs diffed (tests/emit_golden.sh; ~3 min, not in make check).
+# `make check-emit-identical DNNCC_REF=/path/to/old/dnncc [FILTER=regex] [JOBS=2]`
+dist_noinst_SCRIPTS += tests/emit_golden.sh tests/emit_golden_cases.py
+check-emit-identical: all
+	DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)' DNNCC_REF='$(DNNCC_REF)' \
+	DNNCC_SRCDIR='$(abs_top_srcdir)' DNNCC_BUILDDIR='$(abs_top_builddir)' \
+	GOLDEN_FILTER='$(FILTER)' GOLDEN_JOBS='$(JOBS)' \
+	$(SHELL) $(srcdir)/tests/emit_golden.sh
+.PHONY: check-emit-identical
