@@ -482,7 +482,7 @@ static char *default_name(struct plan *p, const char *base)
 
 static int is_view_op(enum op op)
 {
-	return op == OP_FLATTEN || op == OP_RESHAPE || op == OP_SQUEEZE || op == OP_UNSQUEEZE;
+	return ir_op_kind(op) == OPK_VIEW;
 }
 
 static struct tbuf *tb_of(struct plan *p, const struct tensor *t)
@@ -1961,6 +1961,56 @@ static int plan_layout(struct plan *p, struct layer *l)
 
 static int plan_typed(struct plan *p, struct layer *l);
 
+/* The plan hook of a node's op: one per ops.def kind, or the op's own. */
+static int plan_op(struct plan *p, struct layer *l)
+{
+	struct node *n = l->node;
+	int rc;
+	if (ir_op_has(n->op, OPF_BINOP))
+		return plan_binary(p, l);
+	switch (ir_op_kind(n->op)) {
+	case OPK_ACT: return n->op == OP_CLIP && n->n_inputs > 1 ? plan_clip(p, l) : plan_unary(p, l);
+	case OPK_MATH: return plan_math(p, l);
+	case OPK_REDUCE: return plan_reduce(p, l);
+	case OPK_NORM: return plan_norm(p, l);
+	default: break;
+	}
+	switch (n->op) {
+	case OP_CONV: return plan_conv(p, l);
+	case OP_MAXPOOL:
+	case OP_AVGPOOL: return plan_pool(p, l);
+	case OP_GEMM: return plan_gemm(p, l);
+	case OP_MATMUL: return plan_matmul(p, l);
+	case OP_BATCHNORM: return plan_batchnorm(p, l);
+	case OP_SOFTMAX:
+	case OP_LOG_SOFTMAX: return plan_softmax(p, l);
+	case OP_HARDMAX:
+		rc = plan_softmax(p, l);
+		l->unit = RT_UNIT_HARDMAX; /* the same [outer, len, inner] view */
+		l->kernel = "rt_hardmax";
+		return rc;
+	case OP_GLOBAL_AVGPOOL:
+	case OP_GLOBAL_MAXPOOL: return plan_global_pool(p, l);
+	case OP_LRN: return plan_lrn(p, l);
+	case OP_CONCAT: return plan_concat(p, l);
+	case OP_TRANSPOSE: return plan_transpose(p, l);
+	case OP_PAD: return plan_pad(p, l);
+	case OP_SLICE: return plan_slice(p, l);
+	case OP_EXPAND: return plan_expand(p, l);
+	case OP_TILE: return plan_tile(p, l);
+	case OP_DEPTH_TO_SPACE:
+	case OP_SPACE_TO_DEPTH: return plan_depth_space(p, l);
+	case OP_RESIZE:
+	case OP_UPSAMPLE: return plan_resize(p, l);
+	case OP_CONV_TRANSPOSE: return plan_conv_transpose(p, l);
+	case OP_LAYOUT: return plan_layout(p, l);
+	default:
+		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
+		           n->op < OP_COUNT_ ? ir_op_names[n->op] : "?");
+		return -1;
+	}
+}
+
 static int plan_layer(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -1977,14 +2027,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 			return -1;
 		}
 	}
-	int need = n->op == OP_BATCHNORM ? 5
-	           : n->op == OP_INSTANCE_NORM ? 3
-	           : n->op == OP_LAYER_NORM || n->op == OP_CONV || n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_ADD ||
-	                   n->op == OP_SUB || n->op == OP_MUL || n->op == OP_DIV ||
-	                   n->op == OP_POW || n->op == OP_PRELU || n->op == OP_MAX ||
-	                   n->op == OP_MIN || n->op == OP_SUM
-	                   ? 2
-	                   : 1;
+	int need = ir_ops[n->op].canon_arity;
 	int ok = n->n_inputs >= need;
 	for (int k = 0; ok && k < need; k++)
 		ok = n->inputs[k] != NULL;
@@ -1992,7 +2035,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 		diag_error(p->d, n, "internal error: a required input is missing");
 		return -1;
 	}
-	if (n->act != ACT_NONE && n->op != OP_CONV && n->op != OP_GEMM) {
+	if (n->act != ACT_NONE && !ir_op_has(n->op, OPF_EPILOGUE)) {
 		diag_error(p->d, n, "internal error: fused epilogue on an op that has none");
 		return -1;
 	}
@@ -2020,100 +2063,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 		}
 		return 0;
 	}
-	int rc;
-	switch (n->op) {
-	case OP_CONV: rc = plan_conv(p, l); break;
-	case OP_MAXPOOL:
-	case OP_AVGPOOL: rc = plan_pool(p, l); break;
-	case OP_GEMM: rc = plan_gemm(p, l); break;
-	case OP_MATMUL: rc = plan_matmul(p, l); break;
-	case OP_ADD:
-	case OP_SUB:
-	case OP_MUL:
-	case OP_DIV:
-	case OP_POW:
-	case OP_PRELU:
-	case OP_MAX:
-	case OP_MIN:
-	case OP_SUM: rc = plan_binary(p, l); break;
-	case OP_RELU:
-	case OP_LEAKY_RELU:
-	case OP_SIGMOID:
-	case OP_TANH: rc = plan_unary(p, l); break;
-	case OP_CLIP: rc = n->n_inputs > 1 ? plan_clip(p, l) : plan_unary(p, l); break;
-	case OP_EXP:
-	case OP_LOG:
-	case OP_SQRT:
-	case OP_ABS:
-	case OP_NEG:
-	case OP_RECIPROCAL:
-	case OP_FLOOR:
-	case OP_CEIL:
-	case OP_ROUND:
-	case OP_SIGN:
-	case OP_SIN:
-	case OP_COS:
-	case OP_TAN:
-	case OP_ASIN:
-	case OP_ACOS:
-	case OP_ATAN:
-	case OP_SINH:
-	case OP_COSH:
-	case OP_ASINH:
-	case OP_ACOSH:
-	case OP_ATANH:
-	case OP_ERF:
-	case OP_ELU:
-	case OP_SELU:
-	case OP_CELU:
-	case OP_HARD_SIGMOID:
-	case OP_HARD_SWISH:
-	case OP_SOFTPLUS:
-	case OP_SOFTSIGN:
-	case OP_MISH:
-	case OP_THRESHOLDED_RELU:
-	case OP_GELU: rc = plan_math(p, l); break;
-	case OP_REDUCE_MEAN:
-	case OP_REDUCE_SUM:
-	case OP_REDUCE_MAX:
-	case OP_REDUCE_MIN:
-	case OP_REDUCE_PROD:
-	case OP_REDUCE_L1:
-	case OP_REDUCE_L2:
-	case OP_REDUCE_LOG_SUM:
-	case OP_REDUCE_LOG_SUM_EXP:
-	case OP_REDUCE_SUM_SQUARE: rc = plan_reduce(p, l); break;
-	case OP_LAYER_NORM:
-	case OP_INSTANCE_NORM:
-	case OP_MVN: rc = plan_norm(p, l); break;
-	case OP_BATCHNORM: rc = plan_batchnorm(p, l); break;
-	case OP_SOFTMAX:
-	case OP_LOG_SOFTMAX: rc = plan_softmax(p, l); break;
-	case OP_HARDMAX:
-		rc = plan_softmax(p, l);
-		l->unit = RT_UNIT_HARDMAX; /* the same [outer, len, inner] view */
-		l->kernel = "rt_hardmax";
-		break;
-	case OP_GLOBAL_AVGPOOL:
-	case OP_GLOBAL_MAXPOOL: rc = plan_global_pool(p, l); break;
-	case OP_LRN: rc = plan_lrn(p, l); break;
-	case OP_CONCAT: rc = plan_concat(p, l); break;
-	case OP_TRANSPOSE: rc = plan_transpose(p, l); break;
-	case OP_PAD: rc = plan_pad(p, l); break;
-	case OP_SLICE: rc = plan_slice(p, l); break;
-	case OP_EXPAND: rc = plan_expand(p, l); break;
-	case OP_TILE: rc = plan_tile(p, l); break;
-	case OP_DEPTH_TO_SPACE:
-	case OP_SPACE_TO_DEPTH: rc = plan_depth_space(p, l); break;
-	case OP_RESIZE:
-	case OP_UPSAMPLE: rc = plan_resize(p, l); break;
-	case OP_CONV_TRANSPOSE: rc = plan_conv_transpose(p, l); break;
-	case OP_LAYOUT: rc = plan_layout(p, l); break;
-	default:
-		diag_error(p->d, n, "operator %s cannot be emitted (not in canonical form)",
-		           n->op < OP_COUNT_ ? ir_op_names[n->op] : "?");
-		return -1;
-	}
+	int rc = plan_op(p, l);
 	if (rc || l->is_view)
 		return rc;
 	if (n->outputs[0]->dtype != DTYPE_F32) /* canonicalize allows data movement only */
@@ -3291,6 +3241,22 @@ static void print_window3d(struct emitter *e, const struct layer *l)
 
 /* The body of one layer function: its kernel parameters as literal
  * constants, then the call. */
+/* print_layer_body's switch key: the ops that share one body (ops.def's
+ * OPF_BINOP, OPK_ACT, OPK_MATH, OPK_REDUCE, OPK_NORM) print under the case
+ * of their first op; every other op is its own key. */
+static enum op print_key(enum op op)
+{
+	if (ir_op_has(op, OPF_BINOP))
+		return OP_ADD;
+	switch (ir_op_kind(op)) {
+	case OPK_ACT: return OP_RELU;
+	case OPK_MATH: return OP_EXP;
+	case OPK_REDUCE: return OP_REDUCE_MEAN;
+	case OPK_NORM: return OP_LAYER_NORM;
+	default: return op;
+	}
+}
+
 static void print_layer_body(struct emitter *e, const struct layer *l)
 {
 	char f[6][64];
@@ -3318,7 +3284,7 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "rt_resize3d(&p, x, y);");
 		return;
 	}
-	switch (n->op) {
+	switch (print_key(n->op)) {
 	case OP_LAYOUT:
 		emit_line(e, "%s(%d, %d, %d, %d, x, y); /* N, C, H, W */", l->kernel, l->u.layout.N,
 		          l->u.layout.C, l->u.layout.H, l->u.layout.W);
@@ -3424,15 +3390,7 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		          l->u.matmul.N, l->u.matmul.K);
 		break;
 	}
-	case OP_ADD:
-	case OP_SUB:
-	case OP_MUL:
-	case OP_DIV:
-	case OP_POW:
-	case OP_PRELU:
-	case OP_MAX:
-	case OP_MIN:
-	case OP_SUM: {
+	case OP_ADD: { /* every OPF_BINOP op */
 		static const char *const opn[] = {"RT_ADD", "RT_SUB", "RT_MUL", "RT_DIV",
 		                                  "RT_POW", "RT_PRELU", "RT_MAX", "RT_MIN"};
 		_Static_assert(sizeof opn / sizeof opn[0] == RT_MIN + 1, "one name per rt_binop");
@@ -3454,11 +3412,7 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "rt_binary(%s, &p, a, b, y);", opn[l->u.binary.op]);
 		break;
 	}
-	case OP_RELU:
-	case OP_LEAKY_RELU:
-	case OP_CLIP:
-	case OP_SIGMOID:
-	case OP_TANH:
+	case OP_RELU: /* OPK_ACT */
 		if (l->unit == RT_UNIT_CLIP) {
 			float_lit(f[0], sizeof f[0], l->u.clip.lo);
 			float_lit(f[1], sizeof f[1], l->u.clip.hi);
@@ -3479,54 +3433,14 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
 		          rt_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
 		break;
-	case OP_EXP:
-	case OP_LOG:
-	case OP_SQRT:
-	case OP_ABS:
-	case OP_NEG:
-	case OP_RECIPROCAL:
-	case OP_FLOOR:
-	case OP_CEIL:
-	case OP_ROUND:
-	case OP_SIGN:
-	case OP_SIN:
-	case OP_COS:
-	case OP_TAN:
-	case OP_ASIN:
-	case OP_ACOS:
-	case OP_ATAN:
-	case OP_SINH:
-	case OP_COSH:
-	case OP_ASINH:
-	case OP_ACOSH:
-	case OP_ATANH:
-	case OP_ERF:
-	case OP_ELU:
-	case OP_SELU:
-	case OP_CELU:
-	case OP_HARD_SIGMOID:
-	case OP_HARD_SWISH:
-	case OP_SOFTPLUS:
-	case OP_SOFTSIGN:
-	case OP_MISH:
-	case OP_THRESHOLDED_RELU:
-	case OP_GELU:
+	case OP_EXP: /* OPK_MATH */
 		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
 		emit_line(e, "rt_unary_math(%s, %s, %s, %" PRId64 ", x, y); /* function, alpha, beta, "
 		             "n */",
 		          rt_math_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
 		break;
-	case OP_REDUCE_MEAN:
-	case OP_REDUCE_SUM:
-	case OP_REDUCE_MAX:
-	case OP_REDUCE_MIN:
-	case OP_REDUCE_PROD:
-	case OP_REDUCE_L1:
-	case OP_REDUCE_L2:
-	case OP_REDUCE_LOG_SUM:
-	case OP_REDUCE_LOG_SUM_EXP:
-	case OP_REDUCE_SUM_SQUARE: {
+	case OP_REDUCE_MEAN: { /* OPK_REDUCE */
 		static const char *const opn[] = {
 			"RT_REDUCE_SUM", "RT_REDUCE_MEAN", "RT_REDUCE_MAX", "RT_REDUCE_MIN",
 			"RT_REDUCE_PROD", "RT_REDUCE_L1", "RT_REDUCE_L2", "RT_REDUCE_LOG_SUM",
@@ -3547,9 +3461,7 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, "rt_reduce(%s, &p, x, y);", opn[l->u.reduce.op]);
 		break;
 	}
-	case OP_LAYER_NORM:
-	case OP_INSTANCE_NORM:
-	case OP_MVN: {
+	case OP_LAYER_NORM: { /* OPK_NORM */
 		const struct rt_norm *c = &l->u.norm;
 		const struct rt_reduce *r = &c->r;
 		ints_str(f[0], sizeof f[0], r->out_dims, r->n_out);

@@ -7,9 +7,15 @@
 #include "ir/ir.h"
 
 const char *const ir_op_names[OP_COUNT_] = {
-#define X(e, s) s,
-	IR_OPS(X)
-#undef X
+#define OP(e, onnx, arity, canon_arity, kind, flags) onnx,
+#include "ir/ops.def"
+#undef OP
+};
+
+const struct op_info ir_ops[OP_COUNT_] = {
+#define OP(e, onnx, arity, canon_arity, kind, flags) {onnx, arity, canon_arity, kind, flags},
+#include "ir/ops.def"
+#undef OP
 };
 
 const char *const ir_dtype_names[DTYPE_COUNT_] = {
@@ -26,6 +32,7 @@ const char *const ir_act_names[ACT_COUNT_] = {
 
 /* Parallel tables indexed by an enum must have one row per constant. */
 _Static_assert(sizeof ir_op_names / sizeof ir_op_names[0] == OP_COUNT_, "op names");
+_Static_assert(sizeof ir_ops / sizeof ir_ops[0] == OP_COUNT_, "op table");
 _Static_assert(sizeof ir_dtype_names / sizeof ir_dtype_names[0] == DTYPE_COUNT_, "dtype names");
 
 struct graph *ir_graph_new(const char *source)

@@ -89,149 +89,53 @@ enum layout {
 	LAYOUT_COUNT_
 };
 
-/* Operators, in ONNX semantics. X(enum, ONNX op_type) */
-#define IR_OPS(X)                                      \
-	X(OP_CONV, "Conv")                             \
-	X(OP_GEMM, "Gemm")                             \
-	X(OP_MATMUL, "MatMul")                         \
-	X(OP_ADD, "Add")                               \
-	X(OP_SUB, "Sub")                               \
-	X(OP_MUL, "Mul")                               \
-	X(OP_DIV, "Div")                               \
-	X(OP_RELU, "Relu")                             \
-	X(OP_LEAKY_RELU, "LeakyRelu")                  \
-	X(OP_CLIP, "Clip")                             \
-	X(OP_SIGMOID, "Sigmoid")                       \
-	X(OP_TANH, "Tanh")                             \
-	X(OP_SOFTMAX, "Softmax")                       \
-	X(OP_LOG_SOFTMAX, "LogSoftmax")                \
-	X(OP_BATCHNORM, "BatchNormalization")          \
-	X(OP_MAXPOOL, "MaxPool")                       \
-	X(OP_AVGPOOL, "AveragePool")                   \
-	X(OP_GLOBAL_AVGPOOL, "GlobalAveragePool")      \
-	X(OP_GLOBAL_MAXPOOL, "GlobalMaxPool")          \
-	X(OP_LRN, "LRN")                               \
-	X(OP_CONCAT, "Concat")                         \
-	X(OP_FLATTEN, "Flatten")                       \
-	X(OP_RESHAPE, "Reshape")                       \
-	X(OP_TRANSPOSE, "Transpose")                   \
-	X(OP_SQUEEZE, "Squeeze")                       \
-	X(OP_UNSQUEEZE, "Unsqueeze")                   \
-	X(OP_PAD, "Pad")                               \
-	X(OP_DROPOUT, "Dropout")                       \
-	X(OP_IDENTITY, "Identity")                     \
-	X(OP_CONSTANT, "Constant")                     \
-	/* shape arithmetic: folded at compile time */ \
-	X(OP_SHAPE, "Shape")                           \
-	X(OP_GATHER, "Gather")                         \
-	X(OP_CAST, "Cast")                             \
-	X(OP_SLICE, "Slice")                           \
-	X(OP_CONSTANT_OF_SHAPE, "ConstantOfShape")      \
-	/* elementwise math (runtime/unary_math.c, binary.c) */ \
-	X(OP_EXP, "Exp")                                      \
-	X(OP_LOG, "Log")                                      \
-	X(OP_SQRT, "Sqrt")                                    \
-	X(OP_ABS, "Abs")                                      \
-	X(OP_NEG, "Neg")                                      \
-	X(OP_RECIPROCAL, "Reciprocal")                        \
-	X(OP_FLOOR, "Floor")                                  \
-	X(OP_CEIL, "Ceil")                                    \
-	X(OP_ROUND, "Round")                                  \
-	X(OP_SIGN, "Sign")                                    \
-	X(OP_SIN, "Sin")                                      \
-	X(OP_COS, "Cos")                                      \
-	X(OP_TAN, "Tan")                                      \
-	X(OP_ASIN, "Asin")                                    \
-	X(OP_ACOS, "Acos")                                    \
-	X(OP_ATAN, "Atan")                                    \
-	X(OP_SINH, "Sinh")                                    \
-	X(OP_COSH, "Cosh")                                    \
-	X(OP_ASINH, "Asinh")                                  \
-	X(OP_ACOSH, "Acosh")                                  \
-	X(OP_ATANH, "Atanh")                                  \
-	X(OP_ERF, "Erf")                                      \
-	X(OP_ELU, "Elu")                                      \
-	X(OP_SELU, "Selu")                                    \
-	X(OP_CELU, "Celu")                                    \
-	X(OP_HARD_SIGMOID, "HardSigmoid")                     \
-	X(OP_HARD_SWISH, "HardSwish")                         \
-	X(OP_SOFTPLUS, "Softplus")                            \
-	X(OP_SOFTSIGN, "Softsign")                            \
-	X(OP_MISH, "Mish")                                    \
-	X(OP_THRESHOLDED_RELU, "ThresholdedRelu")             \
-	X(OP_GELU, "Gelu")                                    \
-	X(OP_PRELU, "PRelu")                                  \
-	X(OP_POW, "Pow")                                      \
-	X(OP_MAX, "Max")                                      \
-	X(OP_MIN, "Min")                                      \
-	X(OP_MEAN, "Mean")                                    \
-	X(OP_SUM, "Sum")                                      \
-	/* reductions (runtime/reduce.c) */ \
-	X(OP_REDUCE_MEAN, "ReduceMean")                       \
-	X(OP_REDUCE_SUM, "ReduceSum")                         \
-	X(OP_REDUCE_MAX, "ReduceMax")                         \
-	X(OP_REDUCE_MIN, "ReduceMin")                         \
-	X(OP_REDUCE_PROD, "ReduceProd")                       \
-	X(OP_REDUCE_L1, "ReduceL1")                           \
-	X(OP_REDUCE_L2, "ReduceL2")                           \
-	X(OP_REDUCE_LOG_SUM, "ReduceLogSum")                  \
-	X(OP_REDUCE_LOG_SUM_EXP, "ReduceLogSumExp")           \
-	X(OP_REDUCE_SUM_SQUARE, "ReduceSumSquare")            \
-	/* normalisations (runtime/normalize.c) */ \
-	X(OP_LAYER_NORM, "LayerNormalization")                \
-	X(OP_INSTANCE_NORM, "InstanceNormalization")          \
-	X(OP_MVN, "MeanVarianceNormalization")                \
-	X(OP_HARDMAX, "Hardmax")                              \
-	/* data movement: strided copies (runtime/transpose.c) */ \
-	X(OP_EXPAND, "Expand")                                \
-	X(OP_TILE, "Tile")                                    \
-	X(OP_SPLIT, "Split")                                  \
-	X(OP_DEPTH_TO_SPACE, "DepthToSpace")                  \
-	X(OP_SPACE_TO_DEPTH, "SpaceToDepth")                  \
-	X(OP_RESIZE, "Resize")                                \
-	X(OP_UPSAMPLE, "Upsample")                            \
-	X(OP_CONV_TRANSPOSE, "ConvTranspose")                 \
-	/* integer and boolean tensors (passes/typed_ops.c, runtime/typed_*.c) */ \
-	X(OP_EQUAL, "Equal")                                  \
-	X(OP_LESS, "Less")                                    \
-	X(OP_GREATER, "Greater")                              \
-	X(OP_LESS_OR_EQUAL, "LessOrEqual")                    \
-	X(OP_GREATER_OR_EQUAL, "GreaterOrEqual")              \
-	X(OP_NOT, "Not")                                      \
-	X(OP_AND, "And")                                      \
-	X(OP_OR, "Or")                                        \
-	X(OP_XOR, "Xor")                                      \
-	X(OP_BITSHIFT, "BitShift")                            \
-	X(OP_MOD, "Mod")                                      \
-	X(OP_WHERE, "Where")                                  \
-	X(OP_ARGMAX, "ArgMax")                                \
-	X(OP_ARGMIN, "ArgMin")                                \
-	X(OP_TOPK, "TopK")                                    \
-	X(OP_CUMSUM, "CumSum")                                \
-	X(OP_TRILU, "Trilu")                                  \
-	X(OP_GATHER_ELEMENTS, "GatherElements")               \
-	X(OP_NLL_LOSS, "NegativeLogLikelihoodLoss")           \
-	X(OP_SCE_LOSS, "SoftmaxCrossEntropyLoss")             \
-	X(OP_SIZE, "Size")                                    \
-	X(OP_RANGE, "Range")                                  \
-	X(OP_ISNAN, "IsNaN")                                  \
-	X(OP_ISINF, "IsInf")                                  \
-	X(OP_CAST_LIKE, "CastLike")                           \
-	/* dnncc's own: converts one tensor between layouts (select.c) */ \
-	X(OP_LAYOUT, "dnncc.LayoutTransform")                            \
-	/* dnncc's own gradient and update nodes, appended by autodiff.c */ \
-	X(OP_ACT_GRAD, "dnncc.ActivationGrad")                            \
-	X(OP_SOFTMAX_GRAD, "dnncc.SoftmaxGrad")                           \
-	X(OP_BIAS_GRAD, "dnncc.BiasGrad")                                 \
-	X(OP_SOFTMAX_CE, "dnncc.SoftmaxCrossEntropy")                     \
-	X(OP_MSE, "dnncc.MeanSquaredError")                               \
-	X(OP_OPTIMIZER_STEP, "dnncc.OptimizerStep")
-
+/* Operators, in ONNX semantics, and their properties: one row each in
+ * ir/ops.def (the columns are described there). */
 enum op {
-#define X(e, s) e,
-	IR_OPS(X)
-#undef X
+#define OP(e, onnx, arity, canon_arity, kind, flags) e,
+#include "ir/ops.def"
+#undef OP
 	OP_COUNT_
+};
+
+/* Ops that share one hook in every stage (ops.def's KIND column). */
+enum op_kind {
+	OPK_OWN,         /* hooks of its own in each stage */
+	OPK_ACT,         /* Relu, LeakyRelu, Clip, Sigmoid, Tanh: foldable as an epilogue */
+	OPK_MATH,        /* other element-wise unary math (runtime/unary_math.c) */
+	OPK_ARITH,       /* Add, Sub, Mul, Div */
+	OPK_POW_PRELU,   /* Pow, PRelu: broadcast binary with ONNX's own rules */
+	OPK_VARIADIC,    /* Max, Min, Mean, Sum: any number of inputs */
+	OPK_REDUCE,      /* Reduce* (runtime/reduce.c) */
+	OPK_NORM,        /* LayerNormalization, InstanceNormalization, MVN (normalize.c) */
+	OPK_SOFTMAX,     /* Softmax, LogSoftmax, Hardmax over [outer, len, inner] */
+	OPK_POOL,        /* MaxPool, AveragePool */
+	OPK_GLOBAL_POOL, /* GlobalAveragePool, GlobalMaxPool */
+	OPK_VIEW,        /* Flatten, Reshape, Squeeze, Unsqueeze: views, no code */
+	OPK_DEPTH_SPACE, /* DepthToSpace, SpaceToDepth */
+	OPK_RESIZE,      /* Resize, Upsample */
+	OPK_TYPED,       /* integer and boolean ops (passes/typed_ops.c, runtime/typed_*.c) */
+	OPK_TRAIN,       /* dnncc's gradient and update nodes (passes/autodiff.c) */
+};
+
+/* ops.def's FLAGS column. */
+enum {
+	OPF_EPILOGUE = 1 << 0,
+	OPF_BINOP = 1 << 1,
+	OPF_CONST_OPERANDS = 1 << 2,
+	OPF_ANY_DTYPE = 1 << 3,
+	OPF_TYPED_KERNEL = 1 << 4,
+	OPF_NC_ACT = 1 << 5,
+	OPF_NC_ELTWISE = 1 << 6,
+};
+
+/* One row of ops.def. */
+struct op_info {
+	const char *onnx;   /* ONNX op_type */
+	int arity;          /* inputs the ONNX node must have */
+	int canon_arity;    /* inputs it has once canonical */
+	enum op_kind kind;
+	unsigned flags;     /* OPF_* */
 };
 
 /* Fused epilogue applied to every output element (canonicalize fuses a
@@ -323,9 +227,14 @@ struct graph {
 };
 
 extern const char *const ir_op_names[OP_COUNT_];
+extern const struct op_info ir_ops[OP_COUNT_]; /* ops.def, indexed by enum op */
 extern const char *const ir_dtype_names[DTYPE_COUNT_];
 extern const char *const ir_layout_names[LAYOUT_COUNT_];
 extern const char *const ir_act_names[ACT_COUNT_];
+
+/* ops.def's columns of an op. */
+static inline enum op_kind ir_op_kind(enum op op) { return ir_ops[op].kind; }
+static inline int ir_op_has(enum op op, unsigned flag) { return (ir_ops[op].flags & flag) != 0; }
 
 struct graph *ir_graph_new(const char *source);
 void ir_graph_free(struct graph *g);

@@ -251,52 +251,14 @@ static int normalize_axis(struct diag *d, struct node *n, int64_t *axis, int ran
 
 static int required_inputs(enum op op)
 {
-	switch (op) {
-	case OP_CONV:
-	case OP_GEMM:
-	case OP_MATMUL:
-	case OP_ADD:
-	case OP_SUB:
-	case OP_MUL:
-	case OP_DIV:
-	case OP_POW:
-	case OP_PRELU:
-	case OP_LAYER_NORM:
-	case OP_CONV_TRANSPOSE: return 2;
-	case OP_INSTANCE_NORM: return 3;
-	case OP_BATCHNORM: return 5;
-	case OP_CONSTANT: return 0;
-	default: return 1;
-	}
-}
-
-static int is_reduce(enum op op)
-{
-	return op == OP_REDUCE_MEAN || op == OP_REDUCE_SUM || op == OP_REDUCE_MAX ||
-	       op == OP_REDUCE_MIN || op == OP_REDUCE_PROD || op == OP_REDUCE_L1 ||
-	       op == OP_REDUCE_L2 || op == OP_REDUCE_LOG_SUM || op == OP_REDUCE_LOG_SUM_EXP ||
-	       op == OP_REDUCE_SUM_SQUARE;
+	return ir_ops[op].arity;
 }
 
 /* How many leading inputs carry data the node computes on; the rest are
  * operands canonicalize moves into attributes or drops. */
 static int data_inputs(const struct node *n)
 {
-	switch (n->op) {
-	case OP_CLIP:
-	case OP_PAD:
-	case OP_SLICE:
-	case OP_EXPAND:
-	case OP_TILE:
-	case OP_SPLIT:
-	case OP_RESIZE:
-	case OP_UPSAMPLE:
-	case OP_FLATTEN:
-	case OP_RESHAPE:
-	case OP_SQUEEZE:
-	case OP_UNSQUEEZE: return n->n_inputs < 1 ? n->n_inputs : 1;
-	default: return is_reduce(n->op) && n->n_inputs > 1 ? 1 : n->n_inputs;
-	}
+	return ir_op_has(n->op, OPF_CONST_OPERANDS) && n->n_inputs > 1 ? 1 : n->n_inputs;
 }
 
 static int has_required_inputs(const struct node *n)
@@ -313,13 +275,7 @@ static int has_required_inputs(const struct node *n)
 /* Inputs whose producers must run: all but the shape/axes operands of views. */
 static int read_inputs(const struct node *n)
 {
-	switch (n->op) {
-	case OP_FLATTEN:
-	case OP_RESHAPE:
-	case OP_SQUEEZE:
-	case OP_UNSQUEEZE: return n->n_inputs < 1 ? n->n_inputs : 1;
-	default: return n->n_inputs;
-	}
+	return ir_op_kind(n->op) == OPK_VIEW && n->n_inputs > 1 ? 1 : n->n_inputs;
 }
 
 static int check_arity(struct diag *d, struct node *n)
@@ -363,10 +319,7 @@ static int check_types(struct diag *d, struct node *n)
 	int err = 0;
 	/* Views and copies move bytes: any type the typed kernels know
 	 * (typed_ops.c; emit.c picks typed_copy.c or typed_concat.c). */
-	if ((n->op == OP_FLATTEN || n->op == OP_RESHAPE || n->op == OP_SQUEEZE ||
-	     n->op == OP_UNSQUEEZE || n->op == OP_TRANSPOSE || n->op == OP_SLICE ||
-	     n->op == OP_EXPAND || n->op == OP_TILE || n->op == OP_CONCAT ||
-	     n->op == OP_DEPTH_TO_SPACE || n->op == OP_SPACE_TO_DEPTH) &&
+	if (ir_op_has(n->op, OPF_ANY_DTYPE) &&
 	    n->inputs[0]->dtype != DTYPE_F32 && typed_dtype_ok(n->inputs[0]->dtype) &&
 	    n->outputs[0]->dtype == n->inputs[0]->dtype) {
 		for (int i = 1; n->op == OP_CONCAT && i < n->n_inputs; i++)
@@ -1596,10 +1549,17 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	default: break;
 	}
 	int err = check_types(d, n);
+	switch (ir_op_kind(n->op)) { /* ops.def: ops that share one hook */
+	case OPK_POOL: return err + canon_pool(g, n, d);
+	case OPK_SOFTMAX: return err + canon_softmax(g, n, d);
+	case OPK_RESIZE: return err + canon_resize(g, n, d);
+	case OPK_REDUCE: return err + canon_reduce(g, n, d);
+	case OPK_NORM: return err + canon_norm(g, n, d);
+	case OPK_VIEW: return err + canon_view(g, n, d);
+	default: break;
+	}
 	switch (n->op) {
 	case OP_CONV: err += canon_conv(g, n, d); break;
-	case OP_MAXPOOL:
-	case OP_AVGPOOL: err += canon_pool(g, n, d); break;
 	case OP_GEMM: err += canon_gemm(g, n, d); break;
 	case OP_ADD:
 	case OP_SUB:
@@ -1613,9 +1573,6 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 		break;
 	case OP_LEAKY_RELU: put_float(g, n, "alpha", get_float(d, n, "alpha", 0.01)); break;
 	case OP_CLIP: err += canon_clip(g, n, d); break;
-	case OP_SOFTMAX:
-	case OP_LOG_SOFTMAX:
-	case OP_HARDMAX: err += canon_softmax(g, n, d); break;
 	case OP_GLOBAL_AVGPOOL:
 	case OP_GLOBAL_MAXPOOL:
 		if (n->inputs[0]->rank < 3) {
@@ -1626,10 +1583,6 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 		break;
 	case OP_LRN: err += canon_lrn(g, n, d); break;
 	case OP_CONCAT: err += canon_concat(g, n, d); break;
-	case OP_FLATTEN:
-	case OP_RESHAPE:
-	case OP_SQUEEZE:
-	case OP_UNSQUEEZE: err += canon_view(g, n, d); break;
 	case OP_TRANSPOSE: err += canon_transpose(g, n, d); break;
 	case OP_PAD: err += canon_pad(g, n, d); break;
 	case OP_SLICE: err += canon_slice(g, n, d); break;
@@ -1637,8 +1590,6 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_EXPAND:
 	case OP_TILE: n->n_inputs = 1; break; /* the output's shape says it all */
 	case OP_SPACE_TO_DEPTH: get_int(d, n, "blocksize", 1); break; /* checked by infer_shapes */
-	case OP_RESIZE:
-	case OP_UPSAMPLE: err += canon_resize(g, n, d); break;
 	case OP_CONV_TRANSPOSE: err += canon_conv_transpose(g, n, d); break;
 	case OP_DEPTH_TO_SPACE: {
 		get_int(d, n, "blocksize", 1);
@@ -1665,19 +1616,6 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 		if (n->n_inputs != 2 || n->op == OP_MEAN)
 			err += canon_variadic(g, n, d);
 		break;
-	case OP_REDUCE_MEAN:
-	case OP_REDUCE_SUM:
-	case OP_REDUCE_MAX:
-	case OP_REDUCE_MIN:
-	case OP_REDUCE_PROD:
-	case OP_REDUCE_L1:
-	case OP_REDUCE_L2:
-	case OP_REDUCE_LOG_SUM:
-	case OP_REDUCE_LOG_SUM_EXP:
-	case OP_REDUCE_SUM_SQUARE: err += canon_reduce(g, n, d); break;
-	case OP_LAYER_NORM:
-	case OP_INSTANCE_NORM:
-	case OP_MVN: err += canon_norm(g, n, d); break;
 	default: break; /* Relu, Sigmoid, Tanh, unary math; BatchNormalization comes next */
 	}
 	return err;

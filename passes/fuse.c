@@ -159,8 +159,7 @@ int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
 		    x->layout != y->layout || x->rank != y->rank || is_graph_output(g, x))
 			return 0;
 		const struct node *p = x->producer;
-		if (!p || p->dead || p->op == OP_FLATTEN || p->op == OP_RESHAPE ||
-		    p->op == OP_SQUEEZE || p->op == OP_UNSQUEEZE || p->op == OP_CONCAT)
+		if (!p || p->dead || ir_op_kind(p->op) == OPK_VIEW || p->op == OP_CONCAT)
 			return 0;
 		for (int j = 0; j < k; j++)
 			if (n->inputs[j] == x)

@@ -2252,78 +2252,29 @@ static int infer_norm(struct ctx *c, struct node *n)
 
 static int infer_node(struct ctx *c, struct node *n)
 {
+	switch (ir_op_kind(n->op)) { /* ops.def: ops that share one hook */
+	case OPK_ARITH: return infer_binary(c, n);
+	case OPK_ACT:
+	case OPK_MATH: return infer_unary(c, n);
+	case OPK_POW_PRELU: return infer_pow_prelu(c, n);
+	case OPK_VARIADIC: return infer_variadic(c, n);
+	case OPK_REDUCE: return infer_reduce(c, n);
+	case OPK_NORM: return infer_norm(c, n);
+	case OPK_SOFTMAX: return infer_softmax(c, n);
+	case OPK_POOL: return infer_pool(c, n);
+	case OPK_GLOBAL_POOL: return infer_global_pool(c, n);
+	case OPK_DEPTH_SPACE: return infer_depth_space(c, n);
+	case OPK_RESIZE: return infer_resize(c, n);
+	case OPK_TYPED: return typed_infer(c->g, n, c->d); /* integer and boolean tensors */
+	case OPK_TRAIN: break; /* appended later, by autodiff (--train) */
+	case OPK_VIEW:
+	case OPK_OWN: break;
+	}
 	switch (n->op) {
 	case OP_CONV: return infer_conv(c, n);
 	case OP_GEMM: return infer_gemm(c, n);
 	case OP_MATMUL: return infer_matmul(c, n);
-	case OP_ADD:
-	case OP_SUB:
-	case OP_MUL:
-	case OP_DIV: return infer_binary(c, n);
-	case OP_RELU:
-	case OP_LEAKY_RELU:
-	case OP_CLIP:
-	case OP_SIGMOID:
-	case OP_TANH:
-	case OP_EXP:
-	case OP_LOG:
-	case OP_SQRT:
-	case OP_ABS:
-	case OP_NEG:
-	case OP_RECIPROCAL:
-	case OP_FLOOR:
-	case OP_CEIL:
-	case OP_ROUND:
-	case OP_SIGN:
-	case OP_SIN:
-	case OP_COS:
-	case OP_TAN:
-	case OP_ASIN:
-	case OP_ACOS:
-	case OP_ATAN:
-	case OP_SINH:
-	case OP_COSH:
-	case OP_ASINH:
-	case OP_ACOSH:
-	case OP_ATANH:
-	case OP_ERF:
-	case OP_ELU:
-	case OP_SELU:
-	case OP_CELU:
-	case OP_HARD_SIGMOID:
-	case OP_HARD_SWISH:
-	case OP_SOFTPLUS:
-	case OP_SOFTSIGN:
-	case OP_MISH:
-	case OP_THRESHOLDED_RELU:
-	case OP_GELU: return infer_unary(c, n);
-	case OP_POW:
-	case OP_PRELU: return infer_pow_prelu(c, n);
-	case OP_MAX:
-	case OP_MIN:
-	case OP_MEAN:
-	case OP_SUM: return infer_variadic(c, n);
-	case OP_REDUCE_MEAN:
-	case OP_REDUCE_SUM:
-	case OP_REDUCE_MAX:
-	case OP_REDUCE_MIN:
-	case OP_REDUCE_PROD:
-	case OP_REDUCE_L1:
-	case OP_REDUCE_L2:
-	case OP_REDUCE_LOG_SUM:
-	case OP_REDUCE_LOG_SUM_EXP:
-	case OP_REDUCE_SUM_SQUARE: return infer_reduce(c, n);
-	case OP_LAYER_NORM:
-	case OP_INSTANCE_NORM:
-	case OP_MVN: return infer_norm(c, n);
-	case OP_SOFTMAX:
-	case OP_LOG_SOFTMAX:
-	case OP_HARDMAX: return infer_softmax(c, n);
 	case OP_BATCHNORM: return infer_batchnorm(c, n);
-	case OP_MAXPOOL:
-	case OP_AVGPOOL: return infer_pool(c, n);
-	case OP_GLOBAL_AVGPOOL:
-	case OP_GLOBAL_MAXPOOL: return infer_global_pool(c, n);
 	case OP_LRN: return infer_lrn(c, n);
 	case OP_CONCAT: return infer_concat(c, n);
 	case OP_FLATTEN: return infer_flatten(c, n);
@@ -2342,24 +2293,10 @@ static int infer_node(struct ctx *c, struct node *n)
 	case OP_EXPAND: return infer_expand(c, n);
 	case OP_TILE: return infer_tile(c, n);
 	case OP_SPLIT: return infer_split(c, n);
-	case OP_DEPTH_TO_SPACE:
-	case OP_SPACE_TO_DEPTH: return infer_depth_space(c, n);
-	case OP_RESIZE:
-	case OP_UPSAMPLE: return infer_resize(c, n);
 	case OP_CONV_TRANSPOSE: return infer_conv_transpose(c, n);
 	case OP_CONSTANT_OF_SHAPE: return infer_constant_of_shape(c, n);
 	case OP_LAYOUT: break; /* inserted later, by select */
-	case OP_ACT_GRAD:
-	case OP_SOFTMAX_GRAD:
-	case OP_BIAS_GRAD:
-	case OP_SOFTMAX_CE:
-	case OP_MSE:
-	case OP_OPTIMIZER_STEP: break; /* appended later, by autodiff (--train) */
-	case OP_COUNT_: break;
-	default:
-		if (typed_is_new_op(n->op)) /* integer and boolean tensors (typed_ops.c) */
-			return typed_infer(c->g, n, c->d);
-		break;
+	default: break;
 	}
 	unreachable("infer_node: unknown op");
 }

@@ -36,13 +36,12 @@ const int nc_n_kernels = (int)(sizeof nc_kernels / sizeof nc_kernels[0]);
 
 static int is_act_op(enum op op)
 {
-	return op == OP_RELU || op == OP_LEAKY_RELU || op == OP_TANH || op == OP_SIGMOID;
+	return ir_op_has(op, OPF_NC_ACT);
 }
 
 static int is_eltwise_op(enum op op)
 {
-	return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_MAX || op == OP_MIN ||
-	       op == OP_SUM;
+	return ir_op_has(op, OPF_NC_ELTWISE);
 }
 
 static int act_keeps_zero(enum op op) { return op != OP_SIGMOID; }

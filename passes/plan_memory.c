@@ -43,7 +43,7 @@ struct slot {
 
 static int is_view(enum op op)
 {
-	return op == OP_FLATTEN || op == OP_RESHAPE || op == OP_SQUEEZE || op == OP_UNSQUEEZE;
+	return ir_op_kind(op) == OPK_VIEW;
 }
 
 static struct tensor *root_of(struct tensor *t)

@@ -33,34 +33,7 @@
 
 int typed_is_new_op(enum op op)
 {
-	switch (op) {
-	case OP_EQUAL:
-	case OP_LESS:
-	case OP_GREATER:
-	case OP_LESS_OR_EQUAL:
-	case OP_GREATER_OR_EQUAL:
-	case OP_NOT:
-	case OP_AND:
-	case OP_OR:
-	case OP_XOR:
-	case OP_BITSHIFT:
-	case OP_MOD:
-	case OP_WHERE:
-	case OP_ARGMAX:
-	case OP_ARGMIN:
-	case OP_TOPK:
-	case OP_CUMSUM:
-	case OP_TRILU:
-	case OP_GATHER_ELEMENTS:
-	case OP_NLL_LOSS:
-	case OP_SCE_LOSS:
-	case OP_SIZE:
-	case OP_RANGE:
-	case OP_ISNAN:
-	case OP_ISINF:
-	case OP_CAST_LIKE: return 1;
-	default: return 0;
-	}
+	return ir_op_kind(op) == OPK_TYPED;
 }
 
 int typed_dtype_ok(enum dtype dt)
@@ -78,19 +51,7 @@ static int is_int(enum dtype dt)
  * types (canonicalize leaves float32 ones to their usual rules). */
 static int has_float_kernel(enum op op)
 {
-	switch (op) {
-	case OP_ADD:
-	case OP_SUB:
-	case OP_MUL:
-	case OP_DIV:
-	case OP_MAX:
-	case OP_MIN:
-	case OP_ABS:
-	case OP_NEG:
-	case OP_SIGN:
-	case OP_POW: return 1;
-	default: return 0;
-	}
+	return ir_op_has(op, OPF_TYPED_KERNEL);
 }
 
 int typed_runs_typed(const struct node *n)

@@ -513,3 +513,54 @@ Test(dump, lists_nodes_shapes_attributes_and_epilogues)
 	free(text);
 	ir_graph_free(g);
 }
+
+/* ---- the operator table (ir/ops.def) ---------------------------------------- */
+
+/* The rows agree with each other and with the names: one ONNX name per op,
+ * the view ops move bytes and read only their data input, an epilogue
+ * holder is not itself foldable, the layout-aware kinds are subsets of the
+ * kinds their kernels implement. */
+Test(ops, table_is_consistent)
+{
+	for (int i = 0; i < OP_COUNT_; i++) {
+		const struct op_info *o = &ir_ops[i];
+		cr_assert_str_eq(o->onnx, ir_op_names[i]);
+		for (int j = 0; j < i; j++)
+			cr_assert_str_neq(o->onnx, ir_ops[j].onnx, "ops %d and %d share a name", j, i);
+		cr_assert(o->arity >= 0 && o->arity <= 5 && o->canon_arity >= 1 && o->canon_arity <= 5,
+		          "%s: arity %d, canonical %d", o->onnx, o->arity, o->canon_arity);
+		if (o->kind == OPK_VIEW)
+			cr_assert(ir_op_has(i, OPF_ANY_DTYPE) && ir_op_has(i, OPF_CONST_OPERANDS), "%s",
+			          o->onnx);
+		if (ir_op_has(i, OPF_EPILOGUE))
+			cr_assert(o->kind == OPK_OWN, "%s", o->onnx);
+		if (ir_op_has(i, OPF_NC_ACT))
+			cr_assert(o->kind == OPK_ACT, "%s", o->onnx);
+		if (ir_op_has(i, OPF_NC_ELTWISE))
+			cr_assert(ir_op_has(i, OPF_BINOP) && o->canon_arity == 2, "%s", o->onnx);
+		if (ir_op_has(i, OPF_BINOP))
+			cr_assert(o->kind == OPK_ARITH || o->kind == OPK_POW_PRELU || o->kind == OPK_VARIADIC,
+			          "%s", o->onnx);
+		if (o->kind == OPK_TYPED || o->kind == OPK_TRAIN)
+			cr_assert(o->flags == 0, "%s", o->onnx);
+	}
+}
+
+/* Spot checks of the columns against the ONNX operator pages. */
+Test(ops, rows_say_what_the_onnx_pages_say)
+{
+	cr_assert_eq(ir_ops[OP_BATCHNORM].arity, 5); /* X, scale, B, input_mean, input_var */
+	cr_assert_eq(ir_ops[OP_INSTANCE_NORM].arity, 3);
+	cr_assert_eq(ir_ops[OP_CONSTANT].arity, 0);
+	cr_assert_eq(ir_ops[OP_MAX].arity, 1);       /* variadic: 1 to 2^31-1 inputs */
+	cr_assert_eq(ir_ops[OP_MAX].canon_arity, 2); /* canonicalize chains them */
+	cr_assert_eq(ir_op_kind(OP_RELU), OPK_ACT);
+	cr_assert_eq(ir_op_kind(OP_GELU), OPK_MATH);
+	cr_assert_eq(ir_op_kind(OP_SQUEEZE), OPK_VIEW);
+	cr_assert_neq(ir_op_kind(OP_IDENTITY), OPK_VIEW); /* removed by canonicalize, no view */
+	cr_assert(ir_op_has(OP_CONV, OPF_EPILOGUE) && ir_op_has(OP_GEMM, OPF_EPILOGUE));
+	cr_assert(!ir_op_has(OP_MATMUL, OPF_EPILOGUE));
+	cr_assert(ir_op_has(OP_SLICE, OPF_CONST_OPERANDS) && !ir_op_has(OP_CONCAT, OPF_CONST_OPERANDS));
+	cr_assert(!ir_op_has(OP_DIV, OPF_NC_ELTWISE)); /* eltwise.c has no division */
+	cr_assert_eq(ir_op_kind(OP_CAST_LIKE), OPK_TYPED);
+}
