@@ -13,7 +13,7 @@ struct embedded_file {
 };
 extern const struct embedded_file rt_sources[]; /* terminated by a NULL name */
 
-/* ---- emit.c ---------------------------------------------------------------
+/* ---- emit.c (with emit_plan.c, emit_runtime.c, emit_print.c) ---------------
  * Needs: a planned graph (pass_plan_memory). Writes opt->output (NAME.c), the
  * header beside it (NAME.h) and, when weights are embedded or loaded from a
  * file, NAME.weights.bin. Files are written to temporaries and renamed into
@@ -23,7 +23,7 @@ int emit_c(const struct graph *g, const struct options *opt, struct diag *d);
 /* ---- emit_typed.c ----------------------------------------------------------
  * Layers of the nodes passes/typed_ops.c hands to the typed_*.c kernels. */
 struct emit_typed_layer {
-	int unit;               /* enum rt_unit of emit.c (units.def order) */
+	int unit;               /* enum rt_unit of emit_internal.h (units.def order) */
 	const char *kernel;     /* the runtime function, for the comment */
 	int n_args;             /* data inputs, then n_outs outputs */
 	int n_outs;
@@ -36,7 +36,7 @@ int emit_typed_layer(const struct graph *g, struct node *n, struct diag *d,
 const char *emit_ctype(enum dtype dt);  /* "float", "int64_t", ... */
 int emit_onnx_dtype(enum dtype dt);     /* TensorProto.DataType number, 0 if none */
 
-/* The runtime text of units[n_units] (enum rt_unit numbers, as in the rt_prim
+/* emit_runtime.c: the runtime text of units[n_units] (enum rt_unit numbers, as in the rt_prim
  * and rt_transform rows) with what they need, for opt->target, preceded by
  * the RT_FN and RT_SGEMM_ISA definitions: the kernels part of dnncc
  * profile's harness. Returns 0, 1 when the text calls cblas_sgemm (link

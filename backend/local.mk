@@ -1,5 +1,6 @@
 # backend/: the C emitter, with the runtime's sources embedded as text.
-libdnncc_a_SOURCES += backend/backend.h backend/emit.c backend/emit_typed.c
+libdnncc_a_SOURCES += backend/backend.h backend/emit_internal.h backend/emit.c backend/emit_plan.c \
+	backend/emit_runtime.c backend/emit_print.c backend/emit_typed.c
 nodist_libdnncc_a_SOURCES += backend/runtime_text.c
 BUILT_SOURCES += backend/runtime_text.c
 CLEANFILES += backend/runtime_text.c

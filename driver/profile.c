@@ -155,7 +155,7 @@ static void add_shape(struct profile *pr, const struct tensor *t)
 }
 
 /* The call of non-convolution kernel k on layer n, as the emitter makes it
- * (backend/emit.c): a function body over x (the inputs one after the
+ * (backend/emit_print.c): a function body over x (the inputs one after the
  * other, each in k's layout) and y. */
 static void add_nonconv(struct profile *pr, struct node *n, int row)
 {

@@ -1,4 +1,4 @@
-/* test_emit.c - the C emitter (backend/emit.c), end to end: small canonical
+/* test_emit.c - the C emitter (backend/emit*.c), end to end: small canonical
  * graphs are built here with the ir.h API and planned by hand (views alias
  * their input, every other activation gets its own arena slot), emitted into
  * a fresh temporary directory, compiled with `cc -std=c99 -Wall -Wextra
