@@ -318,7 +318,7 @@ static int check_types(struct diag *d, struct node *n)
 {
 	int err = 0;
 	/* Views and copies move bytes: any type the typed kernels know
-	 * (typed_ops.c; emit.c picks typed_copy.c or typed_concat.c). */
+	 * (typed_ops.c; emit_plan.c picks typed_copy.c or typed_concat.c). */
 	if (ir_op_has(n->op, OPF_ANY_DTYPE) &&
 	    n->inputs[0]->dtype != DTYPE_F32 && typed_dtype_ok(n->inputs[0]->dtype) &&
 	    n->outputs[0]->dtype == n->inputs[0]->dtype) {
@@ -1556,6 +1556,7 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OPK_REDUCE: return err + canon_reduce(g, n, d);
 	case OPK_NORM: return err + canon_norm(g, n, d);
 	case OPK_VIEW: return err + canon_view(g, n, d);
+	case OPK_MATH: return err + canon_math(g, n, d); /* math_attrs: their attributes */
 	default: break;
 	}
 	switch (n->op) {
@@ -1603,12 +1604,6 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 		}
 		break;
 	}
-	case OP_ELU:
-	case OP_SELU:
-	case OP_CELU:
-	case OP_HARD_SIGMOID:
-	case OP_THRESHOLDED_RELU:
-	case OP_GELU: err += canon_math(g, n, d); break;
 	case OP_MAX:
 	case OP_MIN:
 	case OP_SUM:
@@ -1616,7 +1611,7 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 		if (n->n_inputs != 2 || n->op == OP_MEAN)
 			err += canon_variadic(g, n, d);
 		break;
-	default: break; /* Relu, Sigmoid, Tanh, unary math; BatchNormalization comes next */
+	default: break; /* Relu, Sigmoid, Tanh; BatchNormalization comes next */
 	}
 	return err;
 }
