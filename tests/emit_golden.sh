@@ -8,7 +8,8 @@
 # case of tests/emit_golden_cases.py (about 1250: the sample under every
 # strategy and target, --threads 2, --instrument, --train, the e2e and
 # families models where their caches exist, Caffe prototxts, random graphs and
-# every ONNX backend node test) is compiled by both binaries, each called as
+# every ONNX backend node test, and `dnncc profile --emit-harness` on some)
+# is compiled by both binaries, each called as
 # `dnncc` from a directory of its own with the same relative -o, so the
 # command line in the generated header is the same; the exit status, the
 # messages and every file written (NAME.c, NAME.h, NAME.weights.bin, ...)
@@ -37,8 +38,14 @@ if [ "${1:-}" = "--case" ]; then
 		rm -rf "$d"
 		mkdir -p "$d/out"
 		# shellcheck disable=SC2086 # options are space-separated words
-		(cd "$d" && PATH=$w/bin-$side:$PATH dnncc "$model" -o out/model.c $opts \
-			>out/stdout.txt 2>out/stderr.txt; echo $? >out/status.txt)
+		case $opts in
+		profile*) # dnncc profile's harness: emit_runtime() and the layers' calls
+			(cd "$d" && PATH=$w/bin-$side:$PATH dnncc profile "$model" --emit-harness out/h \
+				${opts#profile} >out/stdout.txt 2>out/stderr.txt; echo $? >out/status.txt) ;;
+		*)
+			(cd "$d" && PATH=$w/bin-$side:$PATH dnncc "$model" -o out/model.c $opts \
+				>out/stdout.txt 2>out/stderr.txt; echo $? >out/status.txt) ;;
+		esac
 	done
 	if diff -r "$w/ref/$label/out" "$w/new/$label/out" >"$w/$label.diff" 2>&1; then
 		if [ "$(cat "$w/ref/$label/out/status.txt")" = 0 ]; then

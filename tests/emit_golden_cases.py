@@ -14,8 +14,9 @@ caches exist; the Caffe prototxts with random weights; random graphs of
 tests/random/gen.py; every ONNX backend node test (integer, boolean and
 float64 ops included), with the operands dnncc needs at compile time bound
 from the test's data set the way tests/conformance.c binds them; and --train
-on the sample's MLP. A case dnncc refuses is still a case: the refusal
-(exit status and message) must stay the same.
+on the sample's MLP; and `dnncc profile --emit-harness` (options starting
+with "profile") on the sample and some models. A case dnncc refuses is still
+a case: the refusal (exit status and message) must stay the same.
 
 usage: emit_golden_cases.py SRCDIR WORK [E2E_DIR] [FAMILIES_DIR]
 Needs /usr/bin/python3 with onnx, numpy and torch (for gen.py).
@@ -85,6 +86,12 @@ def main():
     out("sample_file", sample, ["--weights", "file"])
     out("sample_cm_instrument", sample, ["--target", "cortex-m", "--instrument"])
 
+    # "profile" first: dnncc profile MODEL --emit-harness DIR OPTIONS
+    out("harness_sample", sample, ["profile"])
+    out("harness_sample_c99", sample, ["profile", "--target", "c99"])
+    out("harness_sample_armv8", sample, ["profile", "--target", "armv8"])
+    out("harness_sample_openblas", sample, ["profile", "--blas", "openblas"])
+
     mlp = os.path.join(src, "samples/fashion_train/mlp_init.onnx")
     out("train_sgd", mlp, ["--train", "--batch", "8"])
     out("train_adam_mse", mlp, ["--train", "--optimizer", "adam", "--loss", "mse"])
@@ -103,6 +110,8 @@ def main():
             shape = ["--shape", "input=1,3,224,224"] if net.endswith("dynbatch") else []
             out("e2e_" + net, p, shape)
             out("e2e_%s_threads2" % net, p, shape + ["--threads", "2"])
+            if net in ("squeezenet1_1", "resnet18"):
+                out("harness_e2e_" + net, p, ["profile"])
             if net in ("googlenet", "resnet18", "mobilenet_v2", "squeezenet1_1"):
                 out("e2e_%s_greedy" % net, p, ["--strategy", "greedy"])
                 out("e2e_%s_instrument" % net, p, ["--instrument"])
@@ -117,6 +126,7 @@ def main():
             out("fam_%s_cortexm" % net, p, ["--target", "cortex-m"])
             out("fam_%s_threads2" % net, p, ["--threads", "2"])
             out("fam_%s_instrument" % net, p, ["--instrument"])
+            out("harness_fam_" + net, p, ["profile"])
 
     sys.path.insert(0, os.path.join(src, "tests/random"))
     import gen
