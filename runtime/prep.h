@@ -23,5 +23,6 @@ int prep_is_depthwise(const struct rt_conv2d *p);
 #include "runtime/prep_winograd.h"
 #include "runtime/prep_fft.h"
 #include "runtime/prep_depthwise.h"
+#include "runtime/prep_pointwise.h"
 
 #endif

@@ -146,6 +146,44 @@ static struct shape depthwise_shape(int k)
 	return s;
 }
 
+/* Pointwise shape k of N_POINTWISE: what the 1x1 rows (conv_pointwise_*)
+ * take, with everything around their tiles varied: channel counts below, at,
+ * above and past the blocks and vector widths (8, 16, two vectors of 16),
+ * planes from 1 pixel to several register tiles (1 to 4 pixels wide and
+ * rows that a stride-1 tile spans), strides 1 to 3 (ResNet's stride-2
+ * shortcut), trailing padding that adds no pixel, batch 2, every epilogue
+ * (check_shape runs odd M without bias). Deterministic per k. */
+#define N_POINTWISE 48
+static struct shape pointwise_shape(int k)
+{
+	static const int channels[] = {1, 3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40, 48, 64, 96};
+	static const int acts[] = {RT_ACT_RELU, RT_ACT_NONE, RT_ACT_CLIP, RT_ACT_LEAKY_RELU,
+	                           RT_ACT_NONE, RT_ACT_SIGMOID, RT_ACT_RELU};
+	static const int sides[] = {1, 2, 3, 5, 7, 12, 13, 14, 25};
+	struct shape s;
+	struct rt_conv2d *p = &s.p;
+	memset(&s, 0, sizeof s);
+	rng_state = 0x51afd7ed558ccd6dULL * (unsigned long long)(k + 3);
+	p->N = k % 9 == 4 ? 2 : 1;
+	p->group = 1;
+	p->C = channels[rnd() % (sizeof channels / sizeof channels[0])];
+	p->M = channels[rnd() % (sizeof channels / sizeof channels[0])];
+	p->kH = p->kW = 1;
+	p->sH = p->sW = k % 3 == 2 ? 2 : k % 8 == 7 ? 3 : 1;
+	if (k % 10 == 9)
+		p->sW = 1;
+	p->dH = p->dW = 1;
+	p->H = sides[rnd() % (sizeof sides / sizeof sides[0])];
+	p->W = sides[rnd() % (sizeof sides / sizeof sides[0])];
+	p->oH = out_dim(p->H, 1, p->sH, 1, 0, k % 5 == 1 && p->sH > 1 ? p->sH - 1 : 0);
+	p->oW = out_dim(p->W, 1, p->sW, 1, 0, 0);
+	p->act = acts[k % 7];
+	p->alpha = p->act == RT_ACT_CLIP ? -0.5f : 0.1f;
+	p->beta = 0.5f;
+	s.what = "pointwise";
+	return s;
+}
+
 static struct shape layer_shape(const struct conv_layer *l)
 {
 	struct shape s;
@@ -463,6 +501,21 @@ static void skip_unless_supported(int isa)
 		const struct rt_prim *rows = rt_prim_find("conv_depthwise_rows_hwc");         \
 		cr_assert(rows && rows->applies(&s.p, rows->variant),                         \
 		          "depthwise shape %d is not one the rows take", *k);                 \
+		s.p.isa = ISA;                                                                \
+		check_shape(&s);                                                              \
+	}                                                                                 \
+	ParameterizedTestParameters(primitives, pointwise_shapes_##sfx)                   \
+	{                                                                                 \
+		static int idx[N_POINTWISE];                                                  \
+		return shape_params(ISA, N_POINTWISE, 0, idx);                                \
+	}                                                                                 \
+	ParameterizedTest(int *k, primitives, pointwise_shapes_##sfx)                     \
+	{                                                                                 \
+		skip_unless_supported(ISA);                                                   \
+		struct shape s = pointwise_shape(*k);                                         \
+		const struct rt_prim *pw = rt_prim_find("conv_pointwise_hwc");                \
+		cr_assert(pw && pw->applies(&s.p, pw->variant),                               \
+		          "pointwise shape %d is not one the 1x1 rows take", *k);             \
 		s.p.isa = ISA;                                                                \
 		check_shape(&s);                                                              \
 	}                                                                                 \

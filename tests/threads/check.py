@@ -92,6 +92,7 @@ def wide_cnn():
     t = g.pool(t, "MaxPool", [2, 2], [2, 2], [0, 0, 0, 0], 0)
     t = g.conv(t, 64, [5, 5], pads=[2, 2, 2, 2], stride=[1, 1])
     t = g.conv(t, 32, [3, 3], stride=[2, 2], pads=[1, 1, 1, 1])
+    t = g.conv(t, 24, [1, 1], stride=[2, 2])  # the 1x1 rows' strided path
     t = g.flatten(g.global_avg(t))
     t = g.gemm(t, 10)
     return gen.finish(g, [t])
