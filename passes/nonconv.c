@@ -271,7 +271,8 @@ int nc_alternatives(struct node *n, const struct options *opt, const char *strat
 	int m = 0;
 	for (int i = 0; i < nc_n_kernels; i++) {
 		const struct nc_kernel *k = &nc_kernels[i];
-		if (!nc_applies(k, n) || (!all && k->layout != RT_L_CHW))
+		if (!nc_applies(k, n) || (!all && k->layout != RT_L_CHW) ||
+		    (opt->no_blocked && nc_block(k->layout)))
 			continue;
 		(*alts)[m].prim = NULL;
 		(*alts)[m].nck = k;

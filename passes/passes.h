@@ -66,6 +66,8 @@ struct options {
 	                                  and in all; 0: PASS_MAX_WEIGHTS_DEFAULT */
 	uint64_t max_arena;            /* --max-arena: bytes of one activation tensor and of
 	                                  the arena (activations and workspaces); 0: default */
+	int no_blocked;                /* selection leaves out the blocked layouts (CHW8c,
+	                                  CHW16c): --target cortex-m, or to fit --max-arena */
 };
 
 /* Size limits, checked before anything of that size is allocated: a model

@@ -275,3 +275,8 @@ clean-local: clean-neon-work
 clean-neon-work:
 	-rm -rf tests/neon-work
 .PHONY: check-neon clean-neon-work
+
+# Memory-aware selection (issue 8): --target cortex-m without blocked layouts,
+# --max-arena met by dropping them or by the canonical strategy, or refused.
+TESTS += tests/cortexm_memory.sh
+dist_noinst_SCRIPTS += tests/cortexm_memory.sh
