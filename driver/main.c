@@ -215,59 +215,85 @@ static int target_isa(const char *t)
 /* The model read and run through the pipeline, or NULL after reporting. */
 static struct graph *build(const struct options *opt, struct diag *d);
 
-/* With --max-arena, a selection that plans a larger arena tries again
- * without the blocked layouts, then with the canonical strategy (not always
- * smaller: it may need im2col workspaces), and keeps the first that fits;
- * plan_memory reports when none does. The first try prints its messages,
- * the second none (the same model, the same warnings). */
+/* Builds with *o but silently (no report, no IR dump, messages to quiet);
+ * returns the arena size, or 0 when the build failed. */
+static size_t arena_of(const struct options *o, FILE *quiet)
+{
+	struct options q = *o;
+	struct diag d;
+	q.report = 0;
+	q.dump_ir = 0;
+	q.dump_pbqp = NULL;
+	diag_init(&d, o->model, quiet);
+	struct graph *g = build(&q, &d);
+	size_t size = g ? g->arena_size : 0;
+	ir_graph_free(g);
+	return size;
+}
+
+/* The arena counts: on Cortex-M, whose selection leaves out the blocked
+ * layouts, a selection with them is tried too and kept when its arena is
+ * smaller (padding can cost less than the workspaces the others need). With
+ * --max-arena, a selection that plans a larger arena tries again without the
+ * blocked layouts, then with the canonical strategy (not always smaller: it
+ * may need im2col workspaces), and keeps the first that fits; plan_memory
+ * reports when none does. The first build prints its messages; the trials
+ * print nothing, and the one kept is built again with --report's output. */
 static int compile(const struct options *opt)
 {
 	struct diag d;
-	struct options o = *opt;
-	o.max_arena = 0; /* the default limit: measure first */
+	struct options o = *opt, t;
+	const char *how = NULL; /* why o differs from *opt, for --report */
+	o.max_arena = 0;        /* the default limit: measure first */
 	diag_init(&d, opt->model, stderr);
 	struct graph *g = build(&o, &d);
 	if (!g)
 		return 1;
-	if (opt->max_arena && g->arena_size > opt->max_arena) {
-		size_t first = g->arena_size, second = 0;
+	size_t arena = g->arena_size, first = arena, second = 0, a;
+	FILE *quiet = tmpfile();
+	if (!quiet) {
 		ir_graph_free(g);
-		g = NULL;
-		FILE *quiet = opt->no_blocked ? NULL : tmpfile();
-		if (quiet) {
-			o.no_blocked = 1;
-			o.dump_ir = 0;
-			diag_init(&d, opt->model, quiet);
-			g = build(&o, &d);
-			fclose(quiet);
-			if (g && g->arena_size > opt->max_arena) {
-				second = g->arena_size;
-				ir_graph_free(g);
-				g = NULL;
-			}
-		}
-		if (!g) {
+		fprintf(stderr, "dnncc: cannot make a temporary file: %s\n", strerror(errno));
+		return 1;
+	}
+	t = o;
+	t.no_blocked = 0;
+	if (opt->no_blocked && (a = arena_of(&t, quiet)) && a < arena) {
+		o = t, arena = a;
+		how = "with the blocked layouts (a smaller arena)";
+	}
+	if (opt->max_arena && arena > opt->max_arena) {
+		t = o;
+		t.no_blocked = 1;
+		if (!o.no_blocked && (a = arena_of(&t, quiet)) && a <= opt->max_arena) {
+			o = t;
+			how = "without the blocked layouts, to meet --max-arena";
+		} else {
+			second = o.no_blocked ? 0 : a;
 			o = *opt;
 			o.no_blocked = 1;
 			o.strategy = "canonical";
-			diag_init(&d, opt->model, stderr);
-			if (!(g = build(&o, &d))) {
-				fprintf(stderr, "%s: --max-arena %" PRIu64 " bytes: not met by the "
-				        "canonical strategy (above), nor by %s (%zu bytes)", opt->model,
-				        opt->max_arena, opt->strategy, first);
-				if (second)
-					fprintf(stderr, ", nor without the blocked layouts (%zu bytes)",
-					        second);
-				fputc('\n', stderr);
-				return 1;
-			}
+			how = "with the canonical strategy, to meet --max-arena";
 		}
-		diag_init(&d, opt->model, stderr);
-		if (opt->report)
-			printf("memory budget: --max-arena %" PRIu64 " bytes met %s\n", opt->max_arena,
-			       o.strategy != opt->strategy ? "with the canonical strategy"
-			                                   : "without the blocked layouts");
 	}
+	fclose(quiet);
+	if (how) { /* the one kept, with its report */
+		ir_graph_free(g);
+		diag_init(&d, opt->model, stderr);
+		o.dump_ir = 0;
+		if (opt->report)
+			printf("memory: selected %s\n", how);
+		if (!(g = build(&o, &d))) {
+			if (opt->max_arena)
+				fprintf(stderr, "%s: --max-arena %" PRIu64 " bytes: not met by the "
+				        "canonical strategy (above), nor by %s (%zu bytes)%s%.0zu%s\n",
+				        opt->model, opt->max_arena, opt->strategy, first,
+				        second ? ", nor without the blocked layouts (" : "", second,
+				        second ? " bytes)" : "");
+			return 1;
+		}
+	}
+	diag_init(&d, opt->model, stderr);
 	if (opt->report)
 		report(g, &o);
 	int rc = emit_c(g, &o, &d) || d.errors;
