@@ -244,7 +244,8 @@ static int compile(const struct options *opt)
 	struct diag d;
 	struct options o = *opt, t;
 	const char *how = NULL; /* why o differs from *opt, for --report */
-	o.max_arena = 0;        /* the default limit: measure first */
+	if (o.max_arena < PASS_MAX_ARENA_DEFAULT)
+		o.max_arena = 0; /* the default limit: measure first */
 	diag_init(&d, opt->model, stderr);
 	struct graph *g = build(&o, &d);
 	if (!g)
