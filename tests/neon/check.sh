@@ -19,9 +19,9 @@
 #    from PyTorch's by more than the demo's tolerance.
 #
 # Needs aarch64-linux-gnu-gcc and qemu-aarch64 (Debian packages
-# gcc-aarch64-linux-gnu and qemu-user; the C library is
-# libc6-dev-arm64-cross, which the first pulls in); exits 77 (skipped)
-# without them. Environment: DNNCC, DNNCC_SRCDIR, DNNCC_BUILDDIR (make check
+# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross (only recommended by the
+# first: name it under --no-install-recommends) and qemu-user); exits 77
+# (skipped) without them. Environment: DNNCC, DNNCC_SRCDIR, DNNCC_BUILDDIR (make check
 # sets them), NEON_CC, NEON_QEMU, NEON_SYSROOT (default /usr/aarch64-linux-gnu).
 set -u
 full=0
@@ -40,6 +40,12 @@ fi
 work=$builddir/tests/neon-work
 rm -rf "$work"
 mkdir -p "$work/obj"
+printf '#include <stdio.h>\nint main(void) { return 0; }\n' >"$work/probe.c"
+if ! "$XCC" "$work/probe.c" -o "$work/probe" 2>/dev/null ||
+	! "$QEMU" -L "$SYSROOT" "$work/probe"; then
+	echo "check.sh: skipped: $XCC cannot build and $QEMU run a program (libc6-dev-arm64-cross?)"
+	exit 77
+fi
 fail=0
 run() {
 	echo "+ $*"
