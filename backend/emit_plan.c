@@ -800,6 +800,26 @@ static int plan_matmul(struct plan *p, struct layer *l)
 	return 0;
 }
 
+/* x (a) op a per-channel b in any layout but HCW (passes/nonconv.c NC_CHAN);
+ * -1 when it is not that. */
+static int plan_chan_binary(struct layer *l, struct tensor *a, struct tensor *b,
+                            struct tensor *y)
+{
+	int sn, sc, op = l->u.binary.op, blk = y->layout == LAYOUT_HCW ? -2 : cl_block(y);
+	if (nc_kind_of(l->node) != NC_CHAN || nc_chan_strides(l->node, &sn, &sc) || blk < -1 ||
+	    a->layout != y->layout || (b->layout != LAYOUT_MODEL && b->layout != LAYOUT_CHW) ||
+	    op == RT_DIV || op == RT_POW)
+		return -1;
+	l->block = blk;
+	l->u.binary.b = (struct rt_bcast){.rank = 5, .dims = {(int)y->dims[0], (int)y->dims[1],
+	                                  (int)(y->dims[2] * y->dims[3]), sn, sc}};
+	l->unit = RT_UNIT_CHAN_BINARY;
+	l->kernel = "rt_chan_binary";
+	add_arg(l, a, "x");
+	add_arg(l, b, "p");
+	return 0;
+}
+
 static int plan_binary(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
@@ -832,6 +852,8 @@ static int plan_binary(struct plan *p, struct layer *l)
 		add_arg(l, b, "b");
 		return 0;
 	}
+	if (plan_chan_binary(l, a, b, y) == 0)
+		return 0; /* a per-channel operand, in x's layout (chan_binary.c) */
 	if (a->layout != LAYOUT_MODEL || b->layout != LAYOUT_MODEL || y->layout != LAYOUT_MODEL) {
 		diag_error(p->d, n, "internal error: broadcasting %s and %s to %s", tensor_desc(p, a),
 		           tensor_desc(p, b), tensor_desc(p, y));

@@ -991,6 +991,13 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 			break;
 		}
 		const struct rt_bcast *b = &l->u.binary.b;
+		if (l->unit == RT_UNIT_CHAN_BINARY) { /* dims: N, C, HW, p's strides over N, C */
+			emit_line(e, "rt_chan_binary(%s, RT_SGEMM_ISA, %d, %d, %d, %d, x, p, %d, %d, y); "
+			             "/* op, ISA, layout, N, C, HW, x, p, p's N and C strides */",
+			          opn[l->u.binary.op], l->block, b->dims[0], b->dims[1], b->dims[2],
+			          b->dims[3], b->dims[4]);
+			break;
+		}
 		ints_str(f[0], sizeof f[0], b->dims, b->rank);
 		ints_str(f[1], sizeof f[1], b->sa, b->rank);
 		ints_str(f[2], sizeof f[2], b->sb, b->rank);

@@ -35,7 +35,7 @@
 	"                         | family:sum2d|direct|im2|kn2|winograd|fft|depthwise\n" \
 	"  --force-primitive NODE=PRIMITIVE   use this primitive for this Conv node\n"    \
 	"  --target T             host (default) | c99 | x86-64-v3 | x86-64-v4 | armv8\n" \
-	"                         | cortex-m\n"                                        \
+	"                         | cortex-m (no blocked layouts: padding costs RAM)\n" \
 	"  --blas B               own (default: dnncc's SGEMM) | openblas (cblas_sgemm;\n" \
 	"                         link the generated code with -lopenblas)\n"           \
 	"  --list-primitives      print the convolution primitives and exit\n"         \
@@ -51,7 +51,9 @@
 	"  --dump-ir              print the IR after each pass\n"                       \
 	"  --max-weights MiB      refuse models whose weights pass this (default 1024)\n" \
 	"  --max-arena MiB        refuse activations (one tensor, or the arena with\n"   \
-	"                         workspaces) that pass this (default 1024)\n"           \
+	"                         workspaces) that pass this (default 1024; 256K: KiB);\n" \
+	"                         selection drops blocked layouts, then the canonical\n" \
+	"                         strategy, to fit\n"                                     \
 	"  --train ...            emit training code (dnncc --train --help)\n"          \
 	"dnncc profile takes the options that read the model, --target and --blas, and:\n" \
 	"  -o FILE                the cost table to write (TSV, see README)\n"        \
@@ -210,40 +212,124 @@ static int target_isa(const char *t)
 	return -1;
 }
 
+/* The model read and run through the pipeline, or NULL after reporting. */
+static struct graph *build(const struct options *opt, struct diag *d);
+
+/* Builds with *o but silently (no report, no IR dump, messages to quiet);
+ * returns the arena size, or 0 when the build failed. */
+static size_t arena_of(const struct options *o, FILE *quiet)
+{
+	struct options q = *o;
+	struct diag d;
+	q.report = 0;
+	q.dump_ir = 0;
+	q.dump_pbqp = NULL;
+	diag_init(&d, o->model, quiet);
+	struct graph *g = build(&q, &d);
+	size_t size = g ? g->arena_size : 0;
+	ir_graph_free(g);
+	return size;
+}
+
+/* The arena counts: on Cortex-M, whose selection leaves out the blocked
+ * layouts, a selection with them is tried too and kept when its arena is
+ * smaller (padding can cost less than the workspaces the others need). With
+ * --max-arena, a selection that plans a larger arena tries again without the
+ * blocked layouts, then with the canonical strategy (not always smaller: it
+ * may need im2col workspaces), and keeps the first that fits; plan_memory
+ * reports when none does. The first build prints its messages; the trials
+ * print nothing, and the one kept is built again with --report's output. */
 static int compile(const struct options *opt)
 {
 	struct diag d;
+	struct options o = *opt, t;
+	const char *how = NULL; /* why o differs from *opt, for --report */
+	if (o.max_arena < PASS_MAX_ARENA_DEFAULT)
+		o.max_arena = 0; /* the default limit: measure first */
 	diag_init(&d, opt->model, stderr);
+	struct graph *g = build(&o, &d);
+	if (!g)
+		return 1;
+	size_t arena = g->arena_size, first = arena, second = 0, a;
+	FILE *quiet = tmpfile();
+	if (!quiet) {
+		ir_graph_free(g);
+		fprintf(stderr, "dnncc: cannot make a temporary file: %s\n", strerror(errno));
+		return 1;
+	}
+	t = o;
+	t.no_blocked = 0;
+	if (opt->no_blocked && (a = arena_of(&t, quiet)) && a < arena) {
+		o = t, arena = a;
+		how = "with the blocked layouts (a smaller arena)";
+	}
+	if (opt->max_arena && arena > opt->max_arena) {
+		t = o;
+		t.no_blocked = 1;
+		if (!o.no_blocked && (a = arena_of(&t, quiet)) && a <= opt->max_arena) {
+			o = t;
+			how = "without the blocked layouts, to meet --max-arena";
+		} else {
+			second = o.no_blocked ? 0 : a;
+			o = *opt;
+			o.no_blocked = 1;
+			o.strategy = "canonical";
+			how = "with the canonical strategy, to meet --max-arena";
+		}
+	}
+	fclose(quiet);
+	if (how) { /* the one kept, with its report */
+		ir_graph_free(g);
+		diag_init(&d, opt->model, stderr);
+		o.dump_ir = 0;
+		if (opt->report)
+			printf("memory: selected %s\n", how);
+		if (!(g = build(&o, &d))) {
+			if (opt->max_arena)
+				fprintf(stderr, "%s: --max-arena %" PRIu64 " bytes: not met by the "
+				        "canonical strategy (above), nor by %s (%zu bytes)%s%.0zu%s\n",
+				        opt->model, opt->max_arena, opt->strategy, first,
+				        second ? ", nor without the blocked layouts (" : "", second,
+				        second ? " bytes)" : "");
+			return 1;
+		}
+	}
+	diag_init(&d, opt->model, stderr);
+	if (opt->report)
+		report(g, &o);
+	int rc = emit_c(g, &o, &d) || d.errors;
+	ir_graph_free(g);
+	return rc;
+}
+
+static struct graph *build(const struct options *opt, struct diag *d)
+{
 	struct graph *g = NULL;
 	if (driver_ends_with(opt->model, ".prototxt"))
-		g = caffe_read(opt->model, opt, &d);
+		g = caffe_read(opt->model, opt, d);
 	else
-		g = onnx_read(opt->model, opt, &d);
-	if (!g || d.errors) {
+		g = onnx_read(opt->model, opt, d);
+	if (!g || d->errors) {
 		ir_graph_free(g);
-		return 1;
+		return NULL;
 	}
 	if (opt->dump_ir)
 		ir_dump(g, stdout, "after frontend");
-	if (ir_verify(g, "frontend", 0, &d)) {
+	if (ir_verify(g, "frontend", 0, d)) {
 		ir_graph_free(g);
-		return 1;
+		return NULL;
 	}
 	for (size_t i = 0; i < sizeof pipeline / sizeof pipeline[0]; i++) {
 		const struct pass_entry *p = &pipeline[i];
-		if (p->run(g, opt, &d) || d.errors ||
-		    ir_verify(g, p->name, p->shapes_known, &d)) {
+		if (p->run(g, opt, d) || d->errors ||
+		    ir_verify(g, p->name, p->shapes_known, d)) {
 			ir_graph_free(g);
-			return 1;
+			return NULL;
 		}
 		if (opt->dump_ir)
 			ir_dump(g, stdout, p->name);
 	}
-	if (opt->report)
-		report(g, opt);
-	int rc = emit_c(g, opt, &d) || d.errors;
-	ir_graph_free(g);
-	return rc;
+	return g;
 }
 
 int main(int argc, char **argv)
@@ -385,12 +471,14 @@ int main(int argc, char **argv)
 			char *end;
 			errno = 0;
 			unsigned long long v = strtoull(argv[++i], &end, 10);
-			if (end == val || *end || errno || v == 0 || v > DNNCC_MAX_MIB) {
-				fprintf(stderr, "dnncc: %s %s: expected a size in MiB from 1 to %d\n", a,
-				        val, DNNCC_MAX_MIB);
+			int kib = *end == 'K' && end != val; /* "256K": KiB (Cortex-M budgets) */
+			if (end == val || end[kib] || errno || v == 0 || v > (DNNCC_MAX_MIB << 10)
+			    || (!kib && v > DNNCC_MAX_MIB)) {
+				fprintf(stderr, "dnncc: %s %s: expected a size in MiB from 1 to %d (or "
+				        "in KiB with a K after it)\n", a, val, DNNCC_MAX_MIB);
 				return 2;
 			}
-			*(a[6] == 'w' ? &opt.max_weights : &opt.max_arena) = (uint64_t)v << 20;
+			*(a[6] == 'w' ? &opt.max_weights : &opt.max_arena) = (uint64_t)v << (kib ? 10 : 20);
 				} else if (strcmp(a, "--costs") == 0) {
 			costs_path = argv[++i];
 		} else if (strcmp(a, "--emit-harness") == 0) {
@@ -431,6 +519,9 @@ int main(int argc, char **argv)
 	if (!opt.strategy)
 		opt.strategy = "pbqp";
 	opt.isa = target_isa(opt.target);
+	/* Cortex-M has no float vectors: 8- and 16-channel blocks (SIMD register
+	 * widths) would only pay their padding in RAM. */
+	opt.no_blocked = strcmp(opt.target, "cortex-m") == 0;
 	if (opt.threads > 1 && profiling) {
 		fprintf(stderr, "dnncc profile: --threads %d: the profiling harness measures one "
 		                "thread only (multi-threaded costs are not built yet)\n",

@@ -168,7 +168,7 @@ static void add_nonconv(struct profile *pr, struct node *n, int row)
 	struct pcase c = {.transform = 2, .row = row};
 	nc_key(n, c.key, sizeof c.key);
 	c.estimate_us = nc_model_us(k, n, pr->opt->isa);
-	for (int i = 0; i < n->n_inputs; i++) {
+	for (int i = 0; i < nc_n_in(n); i++) {
 		const struct tensor *t = n->inputs[i];
 		c.nx += (size_t)t->dims[0] * rt_layout_size(k->layout, (int)t->dims[1], (int)t->dims[2],
 		                                            (int)t->dims[3]);
@@ -224,6 +224,19 @@ static void add_nonconv(struct profile *pr, struct node *n, int row)
 		snprintf(body, sizeof body, "\trt_eltwise(%s, RT_SGEMM_ISA, %zu, x, x + %zu, y);\n", op,
 		         c.ny, c.ny);
 		c.unit = RT_UNIT_ELTWISE;
+		break;
+	}
+	case NC_CHAN: { /* x, then the operand p (N*C floats at most) */
+		static const char *const ops[] = {[OP_ADD] = "RT_ADD", [OP_SUB] = "RT_SUB",
+		                                  [OP_MUL] = "RT_MUL", [OP_MAX] = "RT_MAX",
+		                                  [OP_MIN] = "RT_MIN", [OP_PRELU] = "RT_PRELU"};
+		int sn = 0, sc = 0;
+		nc_chan_strides(n, &sn, &sc);
+		snprintf(body, sizeof body,
+		         "\trt_chan_binary(%s, RT_SGEMM_ISA, %d, %d, %d, %d, x, x + %zu, %d, %d, y);\n",
+		         ops[n->op], cl ? b : -1, N, C, H * W, c.nx, sn, sc);
+		c.nx += (size_t)N * C;
+		c.unit = RT_UNIT_CHAN_BINARY;
 		break;
 	}
 	case NC_CONCAT: {

@@ -106,7 +106,8 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 		for (int i = 0; i < rt_n_prims; i++) {
 			const struct rt_prim *r = &rt_prims[i];
 			if (!row_allowed(r, s) || !r->applies(&p, r->variant) ||
-			    (r->packed && !weights_const))
+			    (r->packed && !weights_const) ||
+			    (opt->no_blocked && (nc_block(r->in) || nc_block(r->out))))
 				continue;
 			(*alts)[k].prim = r;
 			(*alts)[k].in = r->in;

@@ -3,7 +3,8 @@
  * choices the layouts their kernels support).
  *
  * The kernels are rows of runtime/nonconv.def: a kind of layer (pooling,
- * global pooling, activation, same-shape element-wise op, channel Concat) and
+ * global pooling, activation, same-shape element-wise op, channel Concat,
+ * element-wise op with a per-channel operand) and
  * the layout the row reads. A layer gets one alternative per applicable row
  * under pbqp, greedy and family:F; canonical and sum2d keep CHW (the
  * baselines convert around every non-convolution, as the paper's did). A
@@ -45,6 +46,12 @@ static int is_eltwise_op(enum op op)
 }
 
 static int act_keeps_zero(enum op op) { return op != OP_SIGMOID; }
+
+static int is_chan_op(enum op op)
+{
+	return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_MAX || op == OP_MIN ||
+	       op == OP_PRELU;
+}
 
 static int image_f32(const struct tensor *t)
 {
@@ -100,12 +107,36 @@ int nc_kind_of(const struct node *n)
 	if (is_eltwise_op(n->op) && n->n_inputs == 2 && image_f32(n->inputs[1]) &&
 	    same_dims(n->inputs[1], y))
 		return NC_ELTWISE;
+	int sn, sc;
+	if (is_chan_op(n->op) && n->n_inputs == 2 && !nc_chan_strides(n, &sn, &sc))
+		return NC_CHAN;
 	return -1;
+}
+
+/* Input 1 of a binary op on image x = input 0 ([N, C, H, W], like y), when
+ * it broadcasts per channel: its dims, right-aligned with x's, are 1 over H
+ * and W, C or 1 over C, N or 1 over N. Its float strides over N and C (0
+ * where broadcast) go to *sn and *sc. */
+int nc_chan_strides(const struct node *n, int *sn, int *sc)
+{
+	const struct tensor *x = n->inputs[0], *p = n->inputs[1];
+	if (!p || p->dtype != DTYPE_F32 || p->rank > 4 || x->rank != 4)
+		return -1;
+	int64_t d[4] = {1, 1, 1, 1};
+	for (int i = 0; i < p->rank; i++)
+		d[4 - p->rank + i] = p->dims[i];
+	if (d[2] != 1 || d[3] != 1 || (d[1] != 1 && d[1] != x->dims[1]) ||
+	    (d[0] != 1 && d[0] != x->dims[0]))
+		return -1;
+	*sc = d[1] > 1 ? 1 : 0;
+	*sn = d[0] > 1 ? (int)d[1] : 0;
+	return 0;
 }
 
 int nc_n_in(const struct node *n)
 {
 	int kind = nc_kind_of(n);
+	/* NC_CHAN: the per-channel operand (input 1) stays in the model's layout */
 	return kind == NC_ELTWISE ? 2 : kind == NC_CONCAT ? n->n_inputs : kind >= 0 ? 1 : 0;
 }
 
@@ -201,9 +232,15 @@ double nc_model_us(const struct nc_kernel *k, struct node *n, int isa)
 		work = (double)ir_numel(y);
 		cc = 1 << 30; /* element order does not matter: every float is in a vector */
 		break;
+	case NC_CHAN:
+		work = (double)ir_numel(y);
+		if (k->layout == RT_L_CHW) /* a row of H*W per channel */
+			cc = (int)(x->dims[2] * x->dims[3]);
+		bytes += 4.0 * (double)ir_numel(n->inputs[1]);
+		break;
 	case NC_CONCAT: break;
 	}
-	for (int i = 0; i < n->n_inputs; i++)
+	for (int i = 0; i < nc_n_in(n); i++)
 		bytes += 4 * floats(n->inputs[i], k->layout);
 	bytes += 4 * floats(y, k->kind == NC_GPOOL ? RT_L_CHW : k->layout);
 	double ns = 0;
@@ -233,7 +270,8 @@ int nc_alternatives(struct node *n, const struct options *opt, const char *strat
 	int m = 0;
 	for (int i = 0; i < nc_n_kernels; i++) {
 		const struct nc_kernel *k = &nc_kernels[i];
-		if (!nc_applies(k, n) || (!all && k->layout != RT_L_CHW))
+		if (!nc_applies(k, n) || (!all && k->layout != RT_L_CHW) ||
+		    (opt->no_blocked && nc_block(k->layout)))
 			continue;
 		(*alts)[m].prim = NULL;
 		(*alts)[m].nck = k;

@@ -66,6 +66,8 @@ struct options {
 	                                  and in all; 0: PASS_MAX_WEIGHTS_DEFAULT */
 	uint64_t max_arena;            /* --max-arena: bytes of one activation tensor and of
 	                                  the arena (activations and workspaces); 0: default */
+	int no_blocked;                /* selection leaves out the blocked layouts (CHW8c,
+	                                  CHW16c): --target cortex-m, or to fit --max-arena */
 };
 
 /* Size limits, checked before anything of that size is allocated: a model
@@ -236,7 +238,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 /* ---- nonconv.c ------------------------------------------------------------------
  * Non-convolution layers with a choice of layout: kinds of layer, the kernel
  * rows of runtime/nonconv.def, which apply to a node, and the model cost. */
-enum nc_kind { NC_POOL, NC_GPOOL, NC_ACT, NC_ELTWISE, NC_CONCAT };
+enum nc_kind { NC_POOL, NC_GPOOL, NC_ACT, NC_ELTWISE, NC_CONCAT, NC_CHAN };
 #define NC_CONCAT_MAX_INPUTS 64 /* the emitter's limit */
 struct rt_pool2d;
 struct nc_kernel {
@@ -252,6 +254,8 @@ extern const int nc_n_kernels;
 int nc_kind_of(const struct node *n);       /* enum nc_kind, -1: CHW only */
 int nc_n_in(const struct node *n);          /* inputs read in the chosen layout */
 int nc_block(int layout);                   /* 8, 16 for blocked layouts, else 0 */
+/* NC_CHAN: input 1's strides over N and C (0 where broadcast); -1: not per channel */
+int nc_chan_strides(const struct node *n, int *sn, int *sc);
 int nc_applies(const struct nc_kernel *k, const struct node *n);
 int nc_pool_params(struct node *n, struct rt_pool2d *p); /* 0, or -1 if not canonical */
 void nc_key(struct node *n, char *buf, size_t size);    /* the cost table's key */

@@ -13,7 +13,8 @@ RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
 	runtime/typed_nll.c runtime/typed_copy.c runtime/typed_concat.c \
 	runtime/conv3d.c runtime/conv_transpose3d.c runtime/pool3d.c runtime/resize3d.c \
 	runtime/residual.c \
-	runtime/pool_cl.c runtime/global_pool_cl.c runtime/eltwise.c runtime/act_vec.c
+	runtime/pool_cl.c runtime/global_pool_cl.c runtime/eltwise.c runtime/act_vec.c \
+	runtime/chan_binary.c
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/rt_simd.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
 
 # The convolution primitive library (issue 3): tables, compile-time prep

@@ -270,3 +270,24 @@ check-emit-identical: all
 	GOLDEN_FILTER='$(FILTER)' GOLDEN_JOBS='$(JOBS)' \
 	$(SHELL) $(srcdir)/tests/emit_golden.sh
 .PHONY: check-emit-identical
+# NEON (issue 9): the runtime cross-compiled for AArch64, test_nonconv and
+# (part of) test_primitives through a Criterion shim, and a --target armv8
+# model, all run under qemu-aarch64 (tests/neon/check.sh; skipped without
+# gcc-aarch64-linux-gnu and qemu-user). `make check-neon` runs every NEON
+# primitive shape.
+TESTS += tests/neon/check.sh
+dist_noinst_SCRIPTS += tests/neon/check.sh
+EXTRA_DIST += tests/neon/cr_main.c tests/neon/criterion/criterion.h \
+	tests/neon/criterion/parameterized.h
+check-neon: all
+	DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)' DNNCC_SRCDIR='$(abs_top_srcdir)' \
+	DNNCC_BUILDDIR='$(abs_top_builddir)' $(SHELL) $(srcdir)/tests/neon/check.sh --full
+clean-local: clean-neon-work
+clean-neon-work:
+	-rm -rf tests/neon-work
+.PHONY: check-neon clean-neon-work
+
+# Memory-aware selection (issue 8): --target cortex-m without blocked layouts,
+# --max-arena met by dropping them or by the canonical strategy, or refused.
+TESTS += tests/cortexm_memory.sh
+dist_noinst_SCRIPTS += tests/cortexm_memory.sh

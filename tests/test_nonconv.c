@@ -2,7 +2,8 @@
  * global_pool_cl.c, eltwise.c) against the textbook CHW kernels, in every
  * layout they run (HWC, CHW8c, CHW16c) and with every ISA the host executes
  * (rt_sgemm_isa_supported; one test per ISA, an ISA the host lacks skips),
- * and the vectorised Relu/LeakyRelu (act_vec.c) against rt_unary.
+ * the vectorised Relu/LeakyRelu (act_vec.c) against rt_unary, and the
+ * per-channel binary ops (chan_binary.c) against rt_binary.
  *
  * Shapes: random sizes including 1, channels below, at, above and not a
  * multiple of the block or the SIMD width, kernels 1..5, strides 1..3,
@@ -233,11 +234,76 @@ static void act_case(int isa)
 	}
 }
 
+/* chan_binary.c: x [N, C, H, W] op a per-channel p ([C], [N, C] or one
+ * value) in CHW, HWC, CHW8c and CHW16c against rt_binary on CHW; exact
+ * (the same float operation per element). */
+static void chan_case(int isa)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	static const int ops[] = {RT_ADD, RT_SUB, RT_MUL, RT_MAX, RT_MIN, RT_PRELU};
+	static const int cs[] = {1, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40};
+	static const int layouts[] = {-1, 0, 8, 16};
+	rng = 6161u + (unsigned)isa;
+	for (int t = 0; t < 60; t++) {
+		int N = rnd(1, 2), C = cs[rnd(0, (int)(sizeof cs / sizeof cs[0]) - 1)];
+		int H = rnd(1, 7), W = rnd(1, 9), HW = H * W, form = rnd(0, 2);
+		int sn = form == 1 ? C : 0, sc = form == 2 ? 0 : 1; /* [C], [N, C], one value */
+		size_t nx = (size_t)N * C * HW, big = (size_t)N * lsize(16, C, HW);
+		float *x = malloc(nx * sizeof *x), *ref = malloc(nx * sizeof *ref);
+		float *xl = malloc(big * sizeof *xl), *yl = malloc((big + 1) * sizeof *yl);
+		float *y = malloc(nx * sizeof *y), p[2 * 40];
+		for (size_t i = 0; i < nx; i++)
+			x[i] = rndf();
+		for (int i = 0; i < 2 * 40; i++)
+			p[i] = rndf();
+		for (int o = 0; o < 6; o++) {
+			/* the reference: b of dims [N, C, 1] broadcast over HW */
+			struct rt_bcast bc = {3, {N, C, HW}, {C * HW, HW, 1}, {sn, sc, 0}};
+			rt_binary(ops[o], &bc, x, p, ref);
+			for (int li = 0; li < 4; li++) {
+				int blk = layouts[li];
+				size_t ny = blk < 0 ? nx : (size_t)N * lsize(blk, C, HW);
+				const float *xin = x;
+				if (blk >= 0) {
+					to_layout(blk, N, C, HW, x, xl);
+					xin = xl;
+				}
+				yl[ny] = 42.0f; /* guard */
+				rt_chan_binary(ops[o], isa, blk, N, C, (size_t)HW, xin, p, sn, sc, yl);
+				int bad = 0;
+				if (blk >= 0)
+					bad = from_layout(blk, N, C, HW, yl, y);
+				else
+					memcpy(y, yl, nx * sizeof *y);
+				size_t at;
+				double e = worst(y, ref, nx, &at);
+				cr_assert(!bad && e == 0 && yl[ny] == 42.0f,
+				          "chan op %d [%s] layout %d: N %d C %d H %d W %d p form %d: %s"
+				          "err %.3g at %zu (got %g, want %g)%s", ops[o],
+				          rt_sgemm_isa_name(isa), blk, N, C, H, W, form,
+				          bad ? "padding channels not zero; " : "", e, at, y[at], ref[at],
+				          yl[ny] == 42.0f ? "" : "; wrote past y");
+				/* in place, as the planner may alias y with x */
+				if (blk >= 0) {
+					rt_chan_binary(ops[o], isa, blk, N, C, (size_t)HW, xl, p, sn, sc, xl);
+					from_layout(blk, N, C, HW, xl, y);
+					e = worst(y, ref, nx, &at);
+					cr_assert(e == 0, "chan op %d [%s] layout %d in place: err %.3g at %zu",
+					          ops[o], rt_sgemm_isa_name(isa), blk, e, at);
+				}
+			}
+		}
+		free(x), free(ref), free(xl), free(yl), free(y);
+	}
+}
+
 #define NONCONV_TESTS_FOR_ISA(ISA, sfx)                                   \
 	Test(nonconv, pool_##sfx) { pool_case(ISA, 150); }                \
 	Test(nonconv, global_pool_##sfx) { global_case(ISA, 60); }        \
 	Test(nonconv, eltwise_##sfx) { eltwise_case(ISA); }                \
-	Test(nonconv, act_##sfx) { act_case(ISA); }
+	Test(nonconv, act_##sfx) { act_case(ISA); }                       \
+	Test(nonconv, chan_##sfx) { chan_case(ISA); }
 
 NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_C, c)
 NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_AVX2, avx2)
