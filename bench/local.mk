@@ -57,6 +57,7 @@ bench-fc: bench/fc$(EXEEXT)
 # BENCH_STRATEGIES_FLAGS="--models resnet18 --strategies pbqp,sum2d" reruns a part).
 BENCH_RESULTS ?= bench/results
 EXTRA_DIST += bench/strategies.py bench/strategies_main.c bench/plot_strategies.gp \
+	bench/check_vectorised.py \
 	bench/results/strategies.tsv bench/results/strategies_speedup.dat \
 	bench/results/strategies.png
 .PHONY: bench-strategies
