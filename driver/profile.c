@@ -653,8 +653,9 @@ static char *cache_dir(struct diag *d)
 static char *cache_path(struct profile *pr, const char *dir)
 {
 	char id[2048];
-	/* "cpu clock": rows timed on the wall clock by older harnesses are not reused */
-	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock", pr->machine, pr->isa,
+	/* "cpu clock": rows timed on the wall clock by older harnesses are not
+	 * reused; "net cache": nor rows timed hot (harness_main.c) */
+	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache", pr->machine, pr->isa,
 	         pr->compiler, HARNESS_CFLAGS, PACKAGE_VERSION,
 	         pr->opt->blas_openblas ? "openblas" : "own");
 	uint64_t h = 1469598103934665603ull;
