@@ -5,9 +5,12 @@
  *
  * For every case: buffers of the sizes the table gives, filled with random
  * floats in [-1, 1]; one warm-up call, which also sets how many calls make
- * one timed sample (enough for about 20 us, so the clock's resolution does
- * not matter); then up to --runs samples, fewer when a case would take more
- * than --budget-ms; prints the median, minimum and maximum per call.
+ * one timed sample under --cache hot (enough for about 20 us, so the
+ * clock's resolution does not matter; one call per sample otherwise); then
+ * up to --runs samples, fewer when a case would take more than --budget-ms
+ * (with --runs below 5, a case whose one call takes longer than the budget
+ * is timed by that call alone); prints the median, minimum and maximum per
+ * call.
  * Samples are timed on the process's CPU clock where the C library has one
  * (POSIX CLOCK_PROCESS_CPUTIME_ID; the harness runs one thread): on a
  * shared machine the wall clock also counts the time other jobs held the

@@ -414,7 +414,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	        " *\n"
 	        " * Build: cc -std=c99 -O2 -DHARNESS_CFLAGS='\"-std=c99 -O2\"' -o harness "
 	        "harness.c -lm%s\n"
-	        " * Run:   ./harness [--runs N] [--budget-ms T] > costs.tsv\n"
+	        " * Run:   ./harness [--runs N] [--budget-ms T] [--cache net|hot] > costs.tsv\n"
 	        " * Use:   dnncc MODEL -o NAME.c --costs costs.tsv */\n"
 	        "#define _POSIX_C_SOURCE 200112L\n"
 	        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
