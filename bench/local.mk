@@ -60,7 +60,7 @@ bench-fc: bench/fc$(EXEEXT)
 BENCH_RESULTS ?= bench/results
 BENCH_STRATEGIES_FLAGS ?= --quick
 EXTRA_DIST += bench/strategies.py bench/strategies_main.c bench/plot_strategies.gp \
-	bench/check_vectorised.py \
+	bench/check_vectorised.py bench/calibrate_nonconv.py \
 	bench/results/strategies.tsv bench/results/strategies_speedup.dat \
 	bench/results/strategies.png
 .PHONY: bench-strategies
