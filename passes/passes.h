@@ -395,7 +395,7 @@ struct pbqp_stats {
 	long bnb_nodes;             /* branch-and-bound search nodes (PBQP_EXACT) */
 	int optimal;                /* 1 when the answer is proven optimal (no RN was needed,
 	                               or branch and bound completed) */
-	double seconds;             /* wall time of pbqp_solve */
+	double seconds;             /* CPU time of pbqp_solve (the thread's) */
 };
 /* An instance of n nodes, all with 0 alternatives until pbqp_set_costs. */
 struct pbqp *pbqp_new(int n_nodes);
