@@ -326,6 +326,9 @@ extern const double cost_bandwidth;                         /* bytes/s */
 /* A fully-connected layer, M x K times constant K x N (gemm_fc, or the SGEMM
  * from 64 rows): the slower of its flops and streaming its weights once. */
 double cost_fc_us(int isa, double M, double N, double K);
+/* A convolution's fused residual epilogue over this many output elements,
+ * added to every row's cost (the same for all: in the total, not the choice). */
+double cost_residual_us(double elements);
 extern const double cost_stream_bandwidth;                  /* bytes/s, weights read once */
 
 /* ---- costs.c ------------------------------------------------------------------
