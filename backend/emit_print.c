@@ -260,12 +260,15 @@ static void print_profile_decls(struct plan *p, struct emitter *e)
 /* NAME_profile_add, which NAME_run calls after each layer. */
 static void print_profile_add(struct emitter *e, const char *N)
 {
+	emit_line(e, "#ifndef DNNCC_PROFILE_CLOCK /* -DDNNCC_PROFILE_CLOCK=CLOCK_THREAD_CPUTIME_ID: CPU time */");
+	emit_line(e, "#define DNNCC_PROFILE_CLOCK CLOCK_MONOTONIC");
+	emit_line(e, "#endif");
 	emit_line(e, "/* Adds one call and the time since *start to row i. */");
 	emit_line(e, "static void %s_profile_add(size_t i, const struct timespec *start)", N);
 	emit_open_block(e);
 	emit_line(e, "struct timespec now;");
 	emit_line(e, "double us;");
-	emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &now);");
+	emit_line(e, "clock_gettime(DNNCC_PROFILE_CLOCK, &now);");
 	emit_line(e, "us = (double)(now.tv_sec - start->tv_sec) * 1e6 +");
 	emit_line(e, "     (double)(now.tv_nsec - start->tv_nsec) / 1e3;");
 	emit_line(e, "%s_profile_rows[i].calls++;", N);
@@ -1505,7 +1508,7 @@ static void print_run(struct plan *p, struct emitter *e)
 			continue;
 		}
 		if (p->opt->instrument)
-			emit_line(e, "clock_gettime(CLOCK_MONOTONIC, &%s);", p->prof_var);
+			emit_line(e, "clock_gettime(DNNCC_PROFILE_CLOCK, &%s);", p->prof_var);
 		if (l->copy) {
 			emit_line(e, "memcpy(%s, %s, %" PRId64 " * sizeof(%s)); /* view '%s' (%s) */",
 			          tb_of(p, n->outputs[0])->var, tb_of(p, n->inputs[0])->var,

@@ -53,10 +53,14 @@ bench-fc: bench/fc$(EXEEXT)
 
 # bench-strategies (issue 8): the paper's Figures 5 and 6, every selection
 # strategy end to end on seven networks with a measured cost table, predicted
-# against measured; bench/strategies.py says how (hours on a loaded machine:
-# BENCH_STRATEGIES_FLAGS="--models resnet18 --strategies pbqp,sum2d" reruns a part).
+# against measured; bench/strategies.py says how. --quick (the default here)
+# takes about 15 minutes on a quiet 2-core Xeon with an empty profile cache;
+# BENCH_STRATEGIES_FLAGS= (empty) runs the long version (more samples),
+# BENCH_STRATEGIES_FLAGS="--quick --models resnet18 --strategies pbqp,sum2d" a part.
 BENCH_RESULTS ?= bench/results
+BENCH_STRATEGIES_FLAGS ?= --quick
 EXTRA_DIST += bench/strategies.py bench/strategies_main.c bench/plot_strategies.gp \
+	bench/check_vectorised.py bench/calibrate_nonconv.py \
 	bench/results/strategies.tsv bench/results/strategies_speedup.dat \
 	bench/results/strategies.png
 .PHONY: bench-strategies

@@ -1,12 +1,12 @@
 /* strategies_main.c - times one model that dnncc generated (with --name
  * model), for bench/strategies.py. Compiled together with model.c:
  *
- *   run RUNS MAX_SECONDS [LAYERS.tsv]
+ *   run RUNS MAX_SECONDS [LAYERS.tsv [MIN_RUNS]]
  *
  * Fills the inputs with fixed pseudo-random values in [-1, 1), calls
  * model_run once to warm up (caches, page faults of the arena and weights),
  * then times up to RUNS calls, stopping early once MAX_SECONDS have passed
- * and at least 3 calls were timed. Prints one line of key=value pairs:
+ * and at least MIN_RUNS (default 3) calls were timed. Prints one line of key=value pairs:
  * runs, the median, minimum and maximum wall time (CLOCK_MONOTONIC) and
  * the median and minimum processor time (CLOCK_PROCESS_CPUTIME_ID, which a
  * loaded machine disturbs less), all in microseconds per call.
@@ -74,13 +74,15 @@ int main(int argc, char **argv)
 	float *out[N_OUT_SLOTS];
 	unsigned long state = 12345;
 	double budget, t_start, min_w, max_w, min_c;
-	int max_runs, n = 0, i;
+	int max_runs, min_runs = 3, n = 0, i;
 	size_t k;
 
 	if (argc < 3 || (max_runs = atoi(argv[1])) < 1 || (budget = atof(argv[2])) <= 0) {
-		fprintf(stderr, "usage: %s RUNS MAX_SECONDS [LAYERS.tsv]\n", argv[0]);
+		fprintf(stderr, "usage: %s RUNS MAX_SECONDS [LAYERS.tsv [MIN_RUNS]]\n", argv[0]);
 		return 2;
 	}
+	if (argc > 4 && (min_runs = atoi(argv[4])) < 1)
+		min_runs = 1;
 	if (max_runs > MAX_RUNS)
 		max_runs = MAX_RUNS;
 	for (i = 0; i < MODEL_NUM_INPUTS; i++) {
@@ -103,7 +105,7 @@ int main(int argc, char **argv)
 	model_profile_reset();
 #endif
 	t_start = seconds(CLOCK_MONOTONIC);
-	while (n < max_runs && (n < 3 || seconds(CLOCK_MONOTONIC) - t_start < budget)) {
+	while (n < max_runs && (n < min_runs || seconds(CLOCK_MONOTONIC) - t_start < budget)) {
 		double w0 = seconds(CLOCK_MONOTONIC), c0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
 		if (model_run(in, out))
 			return 3;

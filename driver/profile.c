@@ -427,7 +427,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	        " *\n"
 	        " * Build: cc -std=c99 -O2 -DHARNESS_CFLAGS='\"-std=c99 -O2\"' -o harness "
 	        "harness.c -lm%s\n"
-	        " * Run:   ./harness [--runs N] [--budget-ms T] > costs.tsv\n"
+	        " * Run:   ./harness [--runs N] [--budget-ms T] [--cache net|hot] > costs.tsv\n"
 	        " * Use:   dnncc MODEL -o NAME.c --costs costs.tsv */\n"
 	        "#define _POSIX_C_SOURCE 200112L\n"
 	        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
@@ -666,8 +666,9 @@ static char *cache_dir(struct diag *d)
 static char *cache_path(struct profile *pr, const char *dir)
 {
 	char id[2048];
-	/* "cpu clock": rows timed on the wall clock by older harnesses are not reused */
-	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock", pr->machine, pr->isa,
+	/* "cpu clock": rows timed on the wall clock by older harnesses are not
+	 * reused; "net cache": nor rows timed hot (harness_main.c) */
+	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache", pr->machine, pr->isa,
 	         pr->compiler, HARNESS_CFLAGS, PACKAGE_VERSION,
 	         pr->opt->blas_openblas ? "openblas" : "own");
 	uint64_t h = 1469598103934665603ull;

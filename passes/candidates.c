@@ -76,6 +76,8 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 	if (pass_conv_params(n, opt->isa, &p))
 		return one_alternative(alts, NULL, 0); /* canonicalize refused other ranks */
 	int weights_const = n->inputs[1]->data != NULL;
+	/* a fused residual epilogue (fuse.c) costs the same after any row */
+	double epi = fuse_has_residual(n) ? cost_residual_us((double)ir_numel(n->outputs[0])) : 0;
 	const char *forced = forced_primitive(opt, n);
 	if (forced) {
 		const struct rt_prim *r = rt_prim_find(forced);
@@ -94,7 +96,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			           "but weights '%s' are a graph input", forced, n->inputs[1]->name);
 			return -1;
 		}
-		return one_alternative(alts, r, costs_primitive_us(opt, r, &p));
+		return one_alternative(alts, r, costs_primitive_us(opt, r, &p) + epi);
 	}
 	*alts = xcalloc(rt_n_prims, sizeof **alts);
 	int k = 0;
@@ -113,7 +115,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			(*alts)[k].in = r->in;
 			(*alts)[k].out = r->out;
 			(*alts)[k].n_in = 1;
-			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p);
+			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p) + epi;
 			k++;
 		}
 	}

@@ -208,3 +208,10 @@ double cost_fc_us(int isa, double M, double N, double K)
 	double memory = 4.0 * (N * K + M * K + M * N) / cost_stream_bandwidth;
 	return 1e6 * (compute > memory ? compute : memory) + 0.2;
 }
+
+double cost_residual_us(double elements)
+{
+	/* runtime/residual.c: one pass reading the shortcut and the output and
+	 * writing the output, at the bandwidth of data in L2/L3 */
+	return 12.0 * elements / cost_bandwidth * 1e6;
+}

@@ -330,6 +330,9 @@ extern const double cost_bandwidth;                         /* bytes/s */
 /* A fully-connected layer, M x K times constant K x N (gemm_fc, or the SGEMM
  * from 64 rows): the slower of its flops and streaming its weights once. */
 double cost_fc_us(int isa, double M, double N, double K);
+/* A convolution's fused residual epilogue over this many output elements,
+ * added to every row's cost (the same for all: in the total, not the choice). */
+double cost_residual_us(double elements);
 extern const double cost_stream_bandwidth;                  /* bytes/s, weights read once */
 
 /* ---- costs.c ------------------------------------------------------------------
@@ -399,7 +402,7 @@ struct pbqp_stats {
 	long bnb_nodes;             /* branch-and-bound search nodes (PBQP_EXACT) */
 	int optimal;                /* 1 when the answer is proven optimal (no RN was needed,
 	                               or branch and bound completed) */
-	double seconds;             /* wall time of pbqp_solve */
+	double seconds;             /* CPU time of pbqp_solve (the thread's) */
 };
 /* An instance of n nodes, all with 0 alternatives until pbqp_set_costs. */
 struct pbqp *pbqp_new(int n_nodes);

@@ -927,6 +927,37 @@ static int rivals(struct graph *g, const struct options *opt, struct diag *d, st
 	return n;
 }
 
+/* Issue 8: the convolutions given a row whose inner loop is scalar on the
+ * target although a vectorised row applies to them (a measured table can
+ * make that choice; the built-in model never does). bench/check_vectorised.py
+ * reads this line with --instrument's times. */
+static void report_scalar(const struct graph *g, const struct options *opt)
+{
+	int n_bad = 0;
+	double us = 0;
+	for (int i = 0; i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		const struct rt_prim *r = n->op == OP_CONV && n->primitive ? rt_prim_find(n->primitive)
+		                                                           : NULL;
+		struct rt_conv2d p;
+		if (!r || cost_vectorised(r, opt->isa) || pass_conv_params(n, opt->isa, &p))
+			continue;
+		int k = 0;
+		while (k < rt_n_prims && !(cost_vectorised(&rt_prims[k], opt->isa) &&
+		                           rt_prims[k].applies(&p, rt_prims[k].variant)))
+			k++;
+		if (k == rt_n_prims)
+			continue;
+		printf(n_bad++ ? ", %s (%s)" : "  scalar rows where a vectorised row applies: %s (%s)",
+		       n->name, r->name);
+		us += n->cost_us;
+	}
+	if (n_bad)
+		printf("; %d layers, %.2f µs predicted\n", n_bad, us);
+	else
+		printf("  scalar rows where a vectorised row applies: none\n");
+}
+
 static void report(const struct graph *g, const struct options *opt, const char *strategy,
                    double total, const struct solved *sv, const struct rival *r, int n_r)
 {
@@ -961,6 +992,7 @@ static void report(const struct graph *g, const struct options *opt, const char 
 	printf("  predicted: convolutions %.2f µs + other layers %.2f µs + %d transforms %.2f µs + "
 	       "%d fully-connected %.2f µs = %.2f µs\n",
 	       convs, others, n_tr, transforms, n_fc, fcs, total + fcs);
+	report_scalar(g, opt);
 	if (sv)
 		printf("  pbqp: %d nodes, %d edges; reductions R0 %d, RI %d, RII %d, RN %d (%s); %s; "
 		       "objective %.2f µs%s; %.4f s\n",

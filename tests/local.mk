@@ -249,6 +249,9 @@ clean-families-cache:
 TESTS += tests/select/verify_ilp.sh
 dist_noinst_SCRIPTS += tests/select/verify_ilp.sh
 EXTRA_DIST += tests/select/costs_xeon.tsv
+# no network time in a scalar conv row where a vectorised one applies (issue 8)
+TESTS += tests/select/vectorised.sh
+dist_noinst_SCRIPTS += tests/select/vectorised.sh
 # --threads N (issue 9): generated code at 1..5 threads gives the same bits,
 # over the sample, random graphs, FC nets and every convolution family.
 TESTS += tests/threads/check.sh
