@@ -60,8 +60,6 @@ static float *falloc(size_t n)
 	return p;
 }
 
-static int out_dim(int in, int k, int s, int pad) { return (in + 2 * pad - k) / s + 1; }
-
 /* Seconds per call of row r on layer p (already with p->isa set). */
 static double time_row(const struct rt_prim *r, const struct rt_conv2d *p)
 {
