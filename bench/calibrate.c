@@ -39,18 +39,14 @@
 #include "runtime/prep.h"
 #include "runtime/sgemm.h"
 #include "tests/conv_layers.h"
+#include "bench/bench_util.h"
 
 #define MAX_LAYERS 64
 #define SAMPLES 3
 #define MIN_SAMPLE_S 0.01
 #define SCALAR_FLAG_RATIO 1.6 /* declared scalar but this much faster with SIMD */
 
-static double cpu_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
+static double cpu_s(void) { return bench_clock_s(CLOCK_PROCESS_CPUTIME_ID); }
 
 static float *falloc(size_t n)
 {
@@ -62,33 +58,6 @@ static float *falloc(size_t n)
 	for (size_t i = 0; i < n; i++)
 		p[i] = (float)((i * 2654435761u) % 2001) / 1000.0f - 1.0f;
 	return p;
-}
-
-static int out_dim(int in, int k, int s, int pad) { return (in + 2 * pad - k) / s + 1; }
-
-static struct rt_conv2d layer_conv(const struct conv_layer *l)
-{
-	struct rt_conv2d p;
-	memset(&p, 0, sizeof p);
-	p.N = 1;
-	p.C = l->C;
-	p.H = l->H;
-	p.W = l->W;
-	p.M = l->M;
-	p.kH = p.kW = l->k;
-	p.sH = p.sW = l->s;
-	p.dH = p.dW = 1;
-	p.padT = p.padL = l->pad;
-	p.group = l->group;
-	p.oH = out_dim(l->H, l->k, l->s, l->pad);
-	p.oW = out_dim(l->W, l->k, l->s, l->pad);
-	p.act = RT_ACT_RELU;
-	return p;
-}
-
-static double flops_of(const struct rt_conv2d *p)
-{
-	return 2.0 * p->M * (p->C / p->group) * p->kH * p->kW * p->oH * p->oW;
 }
 
 /* Seconds per call of row r on layer p (already with p->isa set). */
@@ -182,12 +151,6 @@ static double stream_bandwidth(void)
 	return 2.0 * n * sizeof(float) / best;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
 static const int isas[] = {RT_SGEMM_ISA_C, RT_SGEMM_ISA_AVX2, RT_SGEMM_ISA_AVX512};
 #define N_ISAS 3
 
@@ -223,8 +186,8 @@ int main(int argc, char **argv)
 	int nl = 0;
 	for (int k = 0; k < N_CONV_LAYERS && nl < MAX_LAYERS; k++) {
 		const struct conv_layer *l = &conv_layers[k];
-		struct rt_conv2d p = layer_conv(l);
-		if (flops_of(&p) > max_mflops * 1e6 || !strcmp(l->net, "vgg16"))
+		struct rt_conv2d p = bench_layer_conv(l);
+		if (bench_conv_flops(&p) > max_mflops * 1e6 || !strcmp(l->net, "vgg16"))
 			continue;
 		/* every depthwise and first layer, the first layer of each
 		 * kernel size and stride, every fourth other layer */
@@ -240,7 +203,7 @@ int main(int argc, char **argv)
 	/* the networks have square kernels only: a 1x3 and a 3x1 layer too
 	 * (Inception-v3's factorised 7x7 and 3x3 at 3 taps) */
 	for (int v = 0; v < 2 && nl < MAX_LAYERS; v++) {
-		struct rt_conv2d p = layer_conv(&(struct conv_layer){"", "", 64, 28, 28, 64, 1, 1, 0, 1, 1});
+		struct rt_conv2d p = bench_layer_conv(&(struct conv_layer){"", "", 64, 28, 28, 64, 1, 1, 0, 1, 1});
 		if (v == 0) {
 			p.kW = 3;
 			p.padL = 1;
@@ -306,7 +269,7 @@ int main(int argc, char **argv)
 				v[n++] = parts.flops / (rate * parts.shape * work_s);
 			}
 			if (n) {
-				qsort(v, n, sizeof v[0], cmp_double);
+				qsort(v, n, sizeof v[0], bench_cmp_double);
 				eff[i] = n % 2 ? v[n / 2] : sqrt(v[n / 2 - 1] * v[n / 2]);
 				any = 1;
 			}

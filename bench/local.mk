@@ -43,7 +43,7 @@ EXTRA_DIST += bench/results/README.md bench/results/primitives.tsv \
 # prints the values for passes/cost_model.c and the RT_COST of every row
 # (bench/README.md). Needs only dnncc's own libraries.
 EXTRA_PROGRAMS += bench/calibrate
-bench_calibrate_SOURCES = bench/calibrate.c
+bench_calibrate_SOURCES = bench/calibrate.c bench/bench_util.h tests/conv_layers.h
 bench_calibrate_LDADD = $(DNNCC_LIBS)
 CLEANFILES += bench/calibrate$(EXEEXT)
 

@@ -70,6 +70,8 @@
 #include "runtime/prep.h"
 #include "runtime/sgemm.h"
 #include "tests/conv_layers.h"
+#include "tests/layout_ref.h"
+#include "bench/bench_util.h"
 
 /* OpenBLAS's and libgomp's own calls, declared as their headers do (other
  * BLAS implementations' cblas.h lacks them; omp.h needs -fopenmp). */
@@ -160,16 +162,9 @@ static void say(const char *fmt, ...)
  * (primitives.tsv) so the two can be compared. */
 static clockid_t bench_clock = CLOCK_PROCESS_CPUTIME_ID;
 
-static double clock_s(clockid_t id)
-{
-	struct timespec t;
-	clock_gettime(id, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static double now(void)
 {
-	return clock_s(bench_clock);
+	return bench_clock_s(bench_clock);
 }
 
 /* Progress on a terminal: the row being run, overwritten in place. */
@@ -177,12 +172,6 @@ static void progress(const char *what)
 {
 	if (isatty(2))
 		fprintf(stderr, "  %-44s\r", what);
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
 }
 
 static void die(const char *what)
@@ -215,8 +204,8 @@ struct contender {
 
 static double median_of(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+	qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
+	return bench_median_sorted(v, n);
 }
 
 /* Times n contenders in `samples` interleaved rounds: each round takes one
@@ -237,11 +226,11 @@ static void measure_interleaved(struct contender *c, int n, int samples, double 
 	for (int s = 0; s < samples; s++)
 		for (int i = 0; i < n; i++) {
 			struct contender *k = &c[(i + s) % n];
-			double t = now(), tw = clock_s(CLOCK_MONOTONIC);
+			double t = now(), tw = bench_clock_s(CLOCK_MONOTONIC);
 			for (int j = 0; j < k->m.calls; j++)
 				k->fn(k->ctx);
 			v[k - c][s] = (now() - t) / k->m.calls;
-			vw[k - c][s] = (clock_s(CLOCK_MONOTONIC) - tw) / k->m.calls;
+			vw[k - c][s] = (bench_clock_s(CLOCK_MONOTONIC) - tw) / k->m.calls;
 		}
 	for (int k = 0; k < n; k++) {
 		c[k].m.med = median_of(v[k], samples);
@@ -274,39 +263,6 @@ static int samples_for(const struct opts *o, double t_first, int is_sum2d)
 	if (t_first > 4 * o->min_time && n > 3)
 		n = 3;
 	return n;
-}
-
-/* ---- layouts, by their definition (primitives.h) ------------------------ */
-
-static size_t layout_index(int l, int C, int H, int W, int c, int h, int w)
-{
-	switch (l) {
-	case RT_L_CHW: return ((size_t)c * H + h) * W + w;
-	case RT_L_HCW: return ((size_t)h * C + c) * W + w;
-	case RT_L_HWC: return ((size_t)h * W + w) * C + c;
-	case RT_L_CHW8C: return (((size_t)(c / 8) * H + h) * W + w) * 8 + c % 8;
-	case RT_L_CHW16C: return (((size_t)(c / 16) * H + h) * W + w) * 16 + c % 16;
-	}
-	return 0;
-}
-
-/* x: one image [C][H][W] -> y: that image in layout l, padding channels zero */
-static void to_layout(int l, int C, int H, int W, const float *x, float *y)
-{
-	memset(y, 0, rt_layout_size(l, C, H, W) * sizeof *y);
-	for (int c = 0; c < C; c++)
-		for (int h = 0; h < H; h++)
-			for (int w = 0; w < W; w++)
-				y[layout_index(l, C, H, W, c, h, w)] = x[((size_t)c * H + h) * W + w];
-}
-
-/* x: one image in layout l -> y: [C][H][W] */
-static void from_layout(int l, int C, int H, int W, const float *x, float *y)
-{
-	for (int c = 0; c < C; c++)
-		for (int h = 0; h < H; h++)
-			for (int w = 0; w < W; w++)
-				y[((size_t)c * H + h) * W + w] = x[layout_index(l, C, H, W, c, h, w)];
 }
 
 /* ---- correctness guard -------------------------------------------------- */
@@ -349,35 +305,11 @@ static double compare(const float *y, const float *ref, size_t n, double *maxrel
 
 /* ---- the layer ---------------------------------------------------------- */
 
-static int out_dim(int in, int k, int s, int pad)
-{
-	return (in + 2 * pad - k) / s + 1;
-}
-
 static struct rt_conv2d layer_conv(const struct conv_layer *l)
 {
-	struct rt_conv2d p;
-	memset(&p, 0, sizeof p);
-	p.N = 1;
-	p.C = l->C;
-	p.H = l->H;
-	p.W = l->W;
-	p.M = l->M;
-	p.kH = p.kW = l->k;
-	p.sH = p.sW = l->s;
-	p.dH = p.dW = 1;
-	p.padT = p.padL = l->pad;
-	p.group = l->group;
-	p.oH = out_dim(l->H, l->k, l->s, l->pad);
-	p.oW = out_dim(l->W, l->k, l->s, l->pad);
-	p.act = RT_ACT_RELU;
+	struct rt_conv2d p = bench_layer_conv(l);
 	p.isa = rt_sgemm_isa_host();
 	return p;
-}
-
-static double layer_flops(const struct rt_conv2d *p)
-{
-	return 2.0 * p->M * p->oH * p->oW * (p->C / p->group) * p->kH * p->kW;
 }
 
 /* The layer's data: CHW input, raw weights, bias, reference output. */
@@ -452,7 +384,7 @@ static void row_setup(struct row_run *r, const struct rt_prim *pr, const struct 
 	r->pr = pr;
 	r->p = p;
 	r->x = falloc(rt_layout_size(pr->in, p->C, p->H, p->W));
-	to_layout(pr->in, p->C, p->H, p->W, d->x, r->x);
+	to_layout(pr->in, 1, p->C, p->H, p->W, d->x, r->x);
 	r->packed = NULL;
 	r->w = d->w;
 	if (pr->packed) {
@@ -491,7 +423,7 @@ static int row_first(struct row_run *r, struct data *d, double *t, double *err)
 	*t = now();
 	row_call(r);
 	*t = now() - *t;
-	from_layout(r->pr->out, d->p.M, d->p.oH, d->p.oW, r->y, d->y);
+	from_layout(r->pr->out, 1, d->p.M, d->p.oH, d->p.oW, r->y, d->y);
 	double maxrel, tol_l2, tol_max;
 	*err = compare(d->y, d->ref, d->ny, &maxrel);
 	tolerance(r->pr->family, r->pr->name, &tol_l2, &tol_max);
@@ -853,7 +785,7 @@ static void bench_layer(const struct opts *o, const struct conv_layer *l, FILE *
 		die("the sum2d baseline conv_sum2d_chw is missing from the table");
 	memset(res, 0, sizeof *res);
 	res->l = l;
-	res->flops = layer_flops(p);
+	res->flops = bench_conv_flops(p);
 	res->best = res->best_chw = -1;
 	res->t_best = res->t_best_chw = INFINITY;
 	for (int c = 0; c < N_COLUMNS; c++)

@@ -4,7 +4,8 @@
 # (libopenblas-dev), single-threaded. See bench/README.md.
 # Built only on demand, like bench/gemm.
 EXTRA_PROGRAMS += bench/primitives
-bench_primitives_SOURCES = bench/primitives.c tests/conv_layers.h
+bench_primitives_SOURCES = bench/primitives.c tests/conv_layers.h bench/bench_util.h \
+	tests/layout_ref.h
 # -lgomp: oneDNN's OpenMP runtime, to pin it to one thread (omp_set_num_threads).
 bench_primitives_LDADD = libdnncc_rt.a -ldnnl -lopenblas -lgomp -lm
 # The header of the results names the flags the runtime library was built with.

@@ -56,6 +56,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
+from timing import cpu_name  # noqa: E402
+
 MODELS = ["alexnet", "vgg16", "googlenet", "resnet18", "resnet50", "mobilenet_v2",
           "squeezenet1_1"]
 STRATEGIES = ["pbqp", "greedy", "canonical", "sum2d", "family:direct", "family:im2",
@@ -68,17 +71,6 @@ COLUMNS = ["model", "threads", "strategy", "predicted_us", "measured_us", "wall_
 
 def here():
     return os.path.dirname(os.path.abspath(__file__))
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def loadavg():

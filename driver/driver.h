@@ -11,6 +11,9 @@ int driver_ends_with(const char *s, const char *suffix);
  * ("" for none), every character outside [A-Za-z0-9_] made '_', "m_" before
  * a leading digit. The caller frees it. */
 char *driver_c_identifier(const char *path, const char *ext);
+/* The command line for the generated file's header comment: argv joined by
+ * spaces, argv[0] written "dnncc". The caller frees it. */
+char *driver_command_line(int argc, char **argv);
 
 /* ---- profile.c --------------------------------------------------------------
  * Cost measurement (DESIGN.md §2 "Cost table"): finds a model's convolution

@@ -109,6 +109,20 @@ char *driver_c_identifier(const char *path, const char *ext)
 	return id;
 }
 
+char *driver_command_line(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *cmd = xcalloc(1, len);
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strcat(cmd, " ");
+		strcat(cmd, i ? argv[i] : "dnncc");
+	}
+	return cmd;
+}
+
 static int parse_shape(const char *arg, struct shape_override *s)
 {
 	const char *eq = strrchr(arg, '=');
@@ -578,16 +592,7 @@ int main(int argc, char **argv)
 	char *id = driver_c_identifier(name ? name : opt.output, ".c");
 	opt.name = id;
 
-	/* The command line goes into the generated file's header comment. */
-	size_t len = 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *cmd = xcalloc(1, len);
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(cmd, " ");
-		strcat(cmd, i ? argv[i] : "dnncc");
-	}
+	char *cmd = driver_command_line(argc, argv);
 	opt.command_line = cmd;
 
 	struct cost_table *costs = NULL;

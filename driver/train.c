@@ -179,15 +179,7 @@ int train_main(int argc, char **argv)
 	opt.strategy = "reference";
 	opt.train = &to;
 
-	size_t len = 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *cmd = xcalloc(1, len);
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(cmd, " ");
-		strcat(cmd, i ? argv[i] : "dnncc");
-	}
+	char *cmd = driver_command_line(argc, argv);
 	opt.command_line = cmd;
 
 	for (int i = 1; i < argc; i++) {

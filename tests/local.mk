@@ -5,22 +5,23 @@ TEST_LDADD = $(DNNCC_LIBS) $(CRITERION_LIBS)
 
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_ir
-tests_test_ir_SOURCES = tests/test_ir.c
+tests_test_ir_SOURCES = tests/test_ir.c tests/diag_capture.h
 tests_test_ir_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_ir_LDADD = $(TEST_LDADD)
 
 check_PROGRAMS += tests/test_passes
-tests_test_passes_SOURCES = tests/test_passes.c tests/graph_build.h
+tests_test_passes_SOURCES = tests/test_passes.c tests/graph_build.h tests/diag_capture.h \
+	tests/pass_run.h
 tests_test_passes_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_passes_LDADD = $(TEST_LDADD)
 
 check_PROGRAMS += tests/test_fuse
-tests_test_fuse_SOURCES = tests/test_fuse.c tests/graph_build.h
+tests_test_fuse_SOURCES = tests/test_fuse.c tests/graph_build.h tests/pass_run.h
 tests_test_fuse_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_fuse_LDADD = $(TEST_LDADD)
 
 check_PROGRAMS += tests/test_runtime
-tests_test_runtime_SOURCES = tests/test_runtime.c
+tests_test_runtime_SOURCES = tests/test_runtime.c tests/rng.h
 tests_test_runtime_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_runtime_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
 
@@ -52,7 +53,7 @@ TESTS += $(check_PROGRAMS)
 # The primitive library: every table row against sum2d, every transform.
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_primitives
-tests_test_primitives_SOURCES = tests/test_primitives.c tests/conv_layers.h
+tests_test_primitives_SOURCES = tests/test_primitives.c tests/conv_layers.h tests/layout_ref.h
 tests_test_primitives_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_primitives_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
 # The layout-aware non-convolution kernels against the CHW ones, per ISA.
@@ -74,7 +75,8 @@ tests_conformance_CPPFLAGS = $(AM_CPPFLAGS) $(PROTOBUF_C_CFLAGS) \
 	-DCONFORMANCE_TESTDATA='"$(ONNX_TESTDATA)"'
 tests_conformance_LDADD = $(DNNCC_LIBS)
 tests/conformance-conformance.$(OBJEXT): frontend/onnx.pb-c.h
-EXTRA_DIST += tests/harness.c tests/conformance_refused.txt
+EXTRA_DIST += tests/harness.c tests/conformance_refused.txt tests/onnx_export_util.py \
+	tests/testlib.sh
 dist_noinst_SCRIPTS += tests/e2e/run.sh tests/e2e/export_models.py tests/e2e/compare.py
 TESTS += tests/e2e/run.sh
 AM_TESTS_ENVIRONMENT += ONNX_TESTDATA='$(ONNX_TESTDATA)'; DNNCC='$(abs_top_builddir)/dnncc$(EXEEXT)'; \
@@ -105,7 +107,7 @@ endif
 # dnncc's blocked SGEMM against a double reference, for every kernel this CPU runs.
 if HAVE_CRITERION
 check_PROGRAMS += tests/test_sgemm
-tests_test_sgemm_SOURCES = tests/test_sgemm.c
+tests_test_sgemm_SOURCES = tests/test_sgemm.c tests/rng.h
 tests_test_sgemm_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_sgemm_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
 endif

@@ -466,6 +466,17 @@ static void check_model(struct graph *g, enum weights_mode mode, float *const *i
 	remove_dir(dir);
 }
 
+/* check_model, then frees the n_in inputs, the n_want expected outputs and g:
+ * the end of most tests below. */
+static void check_model_free(struct graph *g, enum weights_mode mode, float **in, int n_in,
+                             float **want, int n_want, double tol)
+{
+	check_model(g, mode, in, want, tol);
+	free_all(in, n_in);
+	free_all(want, n_want);
+	ir_graph_free(g);
+}
+
 static float *alloc_out(const struct tensor *t)
 {
 	return calloc((size_t)ir_numel(t) + 1, sizeof(float));
@@ -600,10 +611,7 @@ Test(emit_ops, conv2d)
 	                       .padT = 1, .padL = 1, .group = 2, .act = RT_ACT_CLIP,
 	                       .alpha = -0.25f, .beta = 0.5f};
 	rt_conv2d_ref(&p2, in[1], fdata(w2), NULL, want[1]);
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
-	free_all(in, 2);
-	free_all(want, 2);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 2, want, 2, 1e-6);
 }
 
 Test(emit_ops, conv1d)
@@ -632,10 +640,7 @@ Test(emit_ops, conv1d)
 	                      .padT = 0, .padL = 1, .group = 1, .act = RT_ACT_LEAKY_RELU,
 	                      .alpha = 0.125f};
 	rt_conv2d_ref(&p, in[0], fdata(w), fdata(b), want[0]);
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
-	free_all(in, 1);
-	free_all(want, 1);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 1, 1e-6);
 }
 
 Test(emit_ops, gemm)
@@ -698,10 +703,7 @@ Test(emit_ops, gemm)
 			                                         : v;
 		}
 	}
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
-	free_all(in, 2);
-	free_all(want, nc);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 2, want, nc, 1e-5);
 }
 
 Test(emit_ops, matmul)
@@ -752,10 +754,7 @@ Test(emit_ops, matmul)
 		}
 		ref_matmul(as[i], av, bs[i], bv, ys[i], want[i]);
 	}
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
-	free_all(in, g->n_inputs);
-	free_all(want, nc);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, g->n_inputs, want, nc, 1e-6);
 }
 
 /* Gemm and MatMul with a constant 2-D B after select: B packed at compile
@@ -810,10 +809,7 @@ Test(emit_ops, gemm_fc)
 		}
 	cr_expect_eq(fc, 4, "%d of 4 layers on gemm_fc", fc);
 	plan_by_hand(g);
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
-	free_all(in, 4);
-	free_all(want, 4);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 4, want, 4, 1e-5);
 }
 
 /* A Gemm with many rows and a constant B after select: the blocked SGEMM
@@ -844,10 +840,7 @@ Test(emit_ops, gemm_sgemm)
 	cr_assert_str_eq(n->primitive ? n->primitive : "(none)", "gemm_sgemm");
 	cr_expect_gt(n->ws_bytes, 0);
 	plan_for_real(g);
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
-	free_all(in, 1);
-	free_all(want, 1);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 1, 1e-5);
 }
 
 Test(emit_ops, binary)
@@ -900,10 +893,7 @@ Test(emit_ops, binary)
 		want[i] = alloc_out(ys[i]);
 		ref_binary(cases[i].op, as[i], av, bs[i], bv, ys[i], want[i]);
 	}
-	check_model(g, WEIGHTS_CARRAY, in, want, 0);
-	free_all(in, g->n_inputs);
-	free_all(want, nc);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, g->n_inputs, want, nc, 0);
 }
 
 Test(emit_ops, unary)
@@ -940,10 +930,7 @@ Test(emit_ops, unary)
 			                      : tanhf(v);
 		}
 	}
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
-	free_all(in, 1);
-	free_all(want, 5);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 5, 1e-6);
 }
 
 Test(emit_ops, softmax)
@@ -987,10 +974,7 @@ Test(emit_ops, softmax)
 				}
 			}
 	}
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
-	free_all(in, 1);
-	free_all(want, 4);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 4, 1e-5);
 }
 
 Test(emit_ops, pools)
@@ -1038,10 +1022,7 @@ Test(emit_ops, pools)
 	struct rt_pool2d p1 = {.N = 1, .C = 2, .H = 1, .W = 8, .oH = 1, .oW = 3, .kH = 1, .kW = 3,
 	                       .sH = 1, .sW = 2, .dH = 1, .dW = 2, .padL = 1, .padR = 1};
 	rt_maxpool2d(&p1, in[1], want[3]);
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
-	free_all(in, 2);
-	free_all(want, 4);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 2, want, 4, 1e-6);
 }
 
 Test(emit_ops, global_pools_and_lrn)
@@ -1076,10 +1057,7 @@ Test(emit_ops, global_pools_and_lrn)
 		want[1][c] = m;
 	}
 	rt_lrn(2, 3, 20, 3, 1e-3f, 0.75f, 2.0f, in[0], want[2]);
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
-	free_all(in, 2);
-	free_all(want, 3);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 2, want, 3, 1e-6);
 }
 
 Test(emit_ops, concat_transpose_pad)
@@ -1135,10 +1113,7 @@ Test(emit_ops, concat_transpose_pad)
 			int sr = r - 1, sc = c + 1; /* begin pads 1 and -1 */
 			want[3][r * 4 + c] = sr >= 0 && sr < 2 && sc < 3 ? in[4][sr * 3 + sc] : 1.5f;
 		}
-	check_model(g, WEIGHTS_CARRAY, in, want, 0);
-	free_all(in, 5);
-	free_all(want, 4);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 5, want, 4, 0);
 }
 
 /* ---- views, special outputs, weights modes ---------------------------------------- */
@@ -1334,10 +1309,7 @@ Test(emit_weights, unaliased_view_is_copied)
 	make_inputs(g, in);
 	for (int i = 0; i < 6; i++)
 		want[0][i] = sigmoid(in[0][i] > 0 ? in[0][i] : 0);
-	check_model(g, WEIGHTS_AUTO, in, want, 1e-6);
-	free_all(in, 1);
-	free_all(want, 1);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_AUTO, in, 1, want, 1, 1e-6);
 }
 
 /* ---- the generated files ------------------------------------------------------- */
@@ -1983,10 +1955,7 @@ static void check_runtime_operands(int real_planner)
 			want[4][o] = (float)((in[6][o] - (double)in[9][c]) / sqrt(in[10][c] + 1e-5) *
 			                     in[7][c] + in[8][c]);
 		}
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
-	free_all(in, 11);
-	free_all(want, 5);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 11, want, 5, 1e-5);
 }
 
 Test(emit_ops, clip_and_batchnorm_runtime_operands)
@@ -2059,10 +2028,7 @@ Test(emit_ops, math_reduce_normalize)
 			for (int w = 0; w < 4; w++)
 				want[4][(n * 3 + c) * 4 + w] = (float)((v[(n * 3 + c) * 4 + w] - s) / q);
 	}
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-5);
-	free_all(in, 1);
-	free_all(want, 5);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 5, 1e-5);
 }
 
 /* ---- --instrument ------------------------------------------------------------- */
@@ -2191,10 +2157,7 @@ Test(emit_ops, slice_negative_and_positive_steps)
 		for (int j = 0; j < 4; j++)
 			for (int k = 0; k < 2; k++)
 				want[0][(i * 4 + j) * 2 + k] = in[0][((2 - i) * 4 + j) * 5 + 1 + 3 * k];
-	check_model(g, WEIGHTS_CARRAY, in, want, 0.0);
-	free_all(in, 1);
-	free_all(want, 1);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 1, 0.0);
 }
 
 /* Expand (a broadcast dim and a new leading dim) and Tile (repeats on a
@@ -2225,10 +2188,7 @@ Test(emit_ops, expand_and_tile)
 		for (int c = 0; c < 2; c++)
 			for (int k = 0; k < 6; k++)
 				want[1][(b * 2 + c) * 6 + k] = in[0][b * 2 + k % 2];
-	check_model(g, WEIGHTS_CARRAY, in, want, 0.0);
-	free_all(in, 1);
-	free_all(want, 2);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 2, 0.0);
 }
 
 /* Bilinear tap of plane x [h, w] at (ch, cw), the coordinates clamped. */
@@ -2288,8 +2248,5 @@ Test(emit_ops, resize_nearest_and_linear)
 				want[2][(c * 3 + h) * 6 + w] = (float)bilinear_ref(
 				        xc, 2, 3, (h + 0.5) / 1.5 - 0.5, (w + 0.5) / 2 - 0.5);
 	}
-	check_model(g, WEIGHTS_CARRAY, in, want, 1e-6);
-	free_all(in, 1);
-	free_all(want, 3);
-	ir_graph_free(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, 1, want, 3, 1e-6);
 }

@@ -13,6 +13,7 @@
 #include "ir/ir.h"
 #include "passes/passes.h"
 #include "tests/graph_build.h"
+#include "tests/pass_run.h"
 #include "runtime/dnncc_rt.h"
 #include "runtime/primitives.h"
 #include "runtime/sgemm.h"
@@ -81,23 +82,6 @@ static void select_ok(struct graph *g, const char *strategy)
 	diag_init(&d, "m.onnx", stderr);
 	cr_assert_eq(pass_select(g, &opt, &d), 0);
 	cr_assert_eq(ir_verify(g, "select", 1, &d), 0);
-}
-
-static void plan_ok(struct graph *g)
-{
-	struct options opt = {0};
-	struct diag d;
-	diag_init(&d, "m.onnx", stderr);
-	cr_assert_eq(pass_plan_memory(g, &opt, &d), 0);
-	cr_assert_eq(ir_verify(g, "plan_memory", 1, &d), 0);
-}
-
-static int count_op(const struct graph *g, enum op op)
-{
-	int k = 0;
-	for (int i = 0; i < g->n_nodes; i++)
-		k += !g->nodes[i]->dead && g->nodes[i]->op == op;
-	return k;
 }
 
 static struct node *find(const struct graph *g, const char *name)

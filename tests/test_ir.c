@@ -7,37 +7,9 @@
 #include <string.h>
 
 #include "ir/ir.h"
+#include "tests/diag_capture.h"
 
 /* ---- helpers --------------------------------------------------------------- */
-
-/* A diagnostics sink writing into memory, so messages can be searched. */
-struct capture {
-	struct diag d;
-	char *text; /* what was reported so far (open_memstream) */
-	size_t len;
-	FILE *f;
-};
-
-static void capture_open(struct capture *c)
-{
-	c->text = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->text, &c->len);
-	cr_assert_not_null(c->f);
-	diag_init(&c->d, "m.onnx", c->f);
-}
-
-static const char *capture_text(struct capture *c)
-{
-	fflush(c->f);
-	return c->text ? c->text : "";
-}
-
-static void capture_close(struct capture *c)
-{
-	fclose(c->f);
-	free(c->text);
-}
 
 static struct tensor *act4(struct graph *g, const char *name, int64_t c, int64_t h, int64_t w)
 {

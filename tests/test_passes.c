@@ -16,6 +16,8 @@
 #include "ir/ir.h"
 #include "passes/passes.h"
 #include "tests/graph_build.h"
+#include "tests/pass_run.h"
+#include "tests/diag_capture.h"
 
 /* ---- graph building ---------------------------------------------------------- */
 
@@ -88,35 +90,6 @@ static void set_ints(struct graph *g, struct node *n, const char *name, int coun
 
 /* ---- running passes ---------------------------------------------------------- */
 
-/* Diagnostics into memory, so tests can search the messages. */
-struct capture {
-	struct diag d;
-	char *text;
-	size_t len;
-	FILE *f;
-};
-
-static void capture_open(struct capture *c)
-{
-	c->text = NULL;
-	c->len = 0;
-	c->f = open_memstream(&c->text, &c->len);
-	cr_assert_not_null(c->f);
-	diag_init(&c->d, "m.onnx", c->f);
-}
-
-static const char *capture_text(struct capture *c)
-{
-	fflush(c->f);
-	return c->text ? c->text : "";
-}
-
-static void capture_close(struct capture *c)
-{
-	fclose(c->f);
-	free(c->text);
-}
-
 /* Runs canonicalize on a graph that must come out clean: no errors, no
  * warnings, and a graph the verifier accepts. */
 static void canonicalize_ok(struct graph *g)
@@ -145,23 +118,6 @@ static char *canonicalize_fails(struct graph *g, int *errors)
 	char *text = strdup(capture_text(&c));
 	capture_close(&c);
 	return text;
-}
-
-static void plan_ok(struct graph *g)
-{
-	struct options opt = {0};
-	struct diag d;
-	diag_init(&d, "m.onnx", stderr);
-	cr_assert_eq(pass_plan_memory(g, &opt, &d), 0);
-	cr_assert_eq(ir_verify(g, "plan_memory", 1, &d), 0);
-}
-
-static int count_op(const struct graph *g, enum op op)
-{
-	int k = 0;
-	for (int i = 0; i < g->n_nodes; i++)
-		k += !g->nodes[i]->dead && g->nodes[i]->op == op;
-	return k;
 }
 
 static struct node *find_op(const struct graph *g, enum op op)

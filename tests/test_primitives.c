@@ -34,6 +34,7 @@
 #include "runtime/prep.h"
 #include "runtime/sgemm.h"
 #include "tests/conv_layers.h"
+#include "tests/layout_ref.h"
 
 #define N_RANDOM 200
 #define GUARD 16 /* floats of guard values after every buffer */
@@ -204,44 +205,6 @@ static struct shape layer_shape(const struct conv_layer *l)
 	p->act = RT_ACT_RELU;
 	s.what = l->name;
 	return s;
-}
-
-/* ---- layouts, by their definition (primitives.h) ------------------------- */
-
-static size_t layout_index(int l, int C, int H, int W, int c, int h, int w)
-{
-	switch (l) {
-	case RT_L_CHW: return ((size_t)c * H + h) * W + w;
-	case RT_L_HCW: return ((size_t)h * C + c) * W + w;
-	case RT_L_HWC: return ((size_t)h * W + w) * C + c;
-	case RT_L_CHW8C: return (((size_t)(c / 8) * H + h) * W + w) * 8 + c % 8;
-	case RT_L_CHW16C: return (((size_t)(c / 16) * H + h) * W + w) * 16 + c % 16;
-	}
-	return 0;
-}
-
-/* x: N images [C][H][W] -> y: N images in layout l (padding channels zero) */
-static void to_layout(int l, int N, int C, int H, int W, const float *x, float *y)
-{
-	size_t img = rt_layout_size(l, C, H, W);
-	memset(y, 0, N * img * sizeof *y);
-	for (int n = 0; n < N; n++)
-		for (int c = 0; c < C; c++)
-			for (int h = 0; h < H; h++)
-				for (int w = 0; w < W; w++)
-					y[n * img + layout_index(l, C, H, W, c, h, w)] =
-						x[(((size_t)n * C + c) * H + h) * W + w];
-}
-
-static void from_layout(int l, int N, int C, int H, int W, const float *x, float *y)
-{
-	size_t img = rt_layout_size(l, C, H, W);
-	for (int n = 0; n < N; n++)
-		for (int c = 0; c < C; c++)
-			for (int h = 0; h < H; h++)
-				for (int w = 0; w < W; w++)
-					y[(((size_t)n * C + c) * H + h) * W + w] =
-						x[n * img + layout_index(l, C, H, W, c, h, w)];
 }
 
 /* 64-byte aligned buffer of n floats followed by GUARD guard values. */

@@ -41,32 +41,9 @@
 
 #include "runtime/dnncc_rt.h" /* rt_pool_start, rt_pool_stop */
 #include "runtime/sgemm.h"
+#include "tests/rng.h"
 
 /* ---- helpers ------------------------------------------------------------- */
-
-/* xorshift64*: a small deterministic generator, so failures reproduce. */
-struct rng {
-	uint64_t s;
-};
-
-static void rng_seed(struct rng *r, uint64_t seed)
-{
-	r->s = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-}
-
-static uint32_t rng_next(struct rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return (uint32_t)((r->s * 0x2545F4914F6CDD1Dull) >> 32);
-}
-
-/* uniform in [lo, hi] */
-static int rng_int(struct rng *r, int lo, int hi)
-{
-	return lo + (int)(rng_next(r) % (uint32_t)(hi - lo + 1));
-}
 
 /* uniform in [-1, 1) */
 static float rng_float(struct rng *r)

@@ -120,6 +120,33 @@ Test(window3d, conv3d_vs_double)
 	}
 }
 
+typedef void conv3d_fn(const struct rt_window3d *p, const float *x, const float *w,
+                       const float *b, float *y);
+typedef void conv2d_fn(const struct rt_conv2d *p, const float *x, const float *w,
+                       const float *b, float *y);
+
+/* f3 on p and f2 on q (the same window with D = 1) over the same random x, w
+ * and b (drawn in that order) must give the same bits. Both windows have
+ * p->M * (p->C / p->group) * vol(p->k) weights (Conv: (M, C/group, kD, kH,
+ * kW); ConvTranspose: (C, M/group, kD, kH, kW)). */
+static void expect_same_as_2d(const char *what, const struct rt_window3d *p,
+                              const struct rt_conv2d *q, conv3d_fn *f3, conv2d_fn *f2)
+{
+	const size_t ny = (size_t)p->N * p->M * vol(p->out);
+	float *x = rand_floats((size_t)p->N * p->C * vol(p->in));
+	float *w = rand_floats((size_t)p->M * (p->C / p->group) * vol(p->k));
+	float *b = rand_floats((size_t)p->M);
+	float *y = malloc(ny * sizeof *y), *z = malloc(ny * sizeof *z);
+	f3(p, x, w, b, y);
+	f2(q, x, w, b, z);
+	cr_assert(memcmp(y, z, ny * sizeof *y) == 0, "%s", what);
+	free(z);
+	free(y);
+	free(b);
+	free(w);
+	free(x);
+}
+
 /* D = 1: the same numbers as the 2-D reference, bit for bit. */
 Test(window3d, conv3d_matches_conv2d)
 {
@@ -136,19 +163,8 @@ Test(window3d, conv3d_matches_conv2d)
 			.oW = p.out[2], .kH = p.k[1], .kW = p.k[2], .sH = p.s[1], .sW = p.s[2],
 			.dH = p.d[1], .dW = p.d[2], .padT = p.pb[1], .padL = p.pb[2], .group = p.group,
 			.act = RT_ACT_LEAKY_RELU, .alpha = 0.1f};
-		const size_t ny = (size_t)p.N * p.M * vol(p.out);
-		float *x = rand_floats((size_t)p.N * p.C * vol(p.in));
-		float *w = rand_floats((size_t)p.M * (p.C / p.group) * vol(p.k));
-		float *b = rand_floats((size_t)p.M);
-		float *y = malloc(ny * sizeof *y), *z = malloc(ny * sizeof *z);
-		rt_conv3d_ref(&p, x, w, b, y);
-		rt_conv2d_ref(&q, x, w, b, z);
-		cr_assert(memcmp(y, z, ny * sizeof *y) == 0, "conv3d with D = 1 differs from conv2d");
-		free(z);
-		free(y);
-		free(b);
-		free(w);
-		free(x);
+		expect_same_as_2d("conv3d with D = 1 differs from conv2d", &p, &q, rt_conv3d_ref,
+		                  rt_conv2d_ref);
 	}
 }
 
@@ -225,19 +241,8 @@ Test(window3d, conv_transpose3d_matches_2d)
 	const struct rt_conv2d q = {.N = 2, .C = 4, .H = 3, .W = 4, .M = 6, .oH = 8, .oW = 9,
 	                            .kH = 3, .kW = 2, .sH = 2, .sW = 3, .dH = 1, .dW = 2,
 	                            .padT = 1, .padL = 0, .group = 2};
-	const size_t ny = (size_t)p.N * p.M * vol(p.out);
-	float *x = rand_floats((size_t)p.N * p.C * vol(p.in));
-	float *w = rand_floats((size_t)p.C * (p.M / p.group) * vol(p.k));
-	float *b = rand_floats((size_t)p.M);
-	float *y = malloc(ny * sizeof *y), *z = malloc(ny * sizeof *z);
-	rt_conv_transpose3d_ref(&p, x, w, b, y);
-	rt_conv_transpose_ref(&q, x, w, b, z);
-	cr_assert(memcmp(y, z, ny * sizeof *y) == 0, "conv_transpose3d with D = 1 differs from 2-D");
-	free(z);
-	free(y);
-	free(b);
-	free(w);
-	free(x);
+	expect_same_as_2d("conv_transpose3d with D = 1 differs from 2-D", &p, &q,
+	                  rt_conv_transpose3d_ref, rt_conv_transpose_ref);
 }
 
 /* Max and average (with and without count_include_pad), against double; some

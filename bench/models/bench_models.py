@@ -54,6 +54,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import nets  # noqa: E402
+from timing import cpu_name  # noqa: E402
 
 ENGINES = ["dnncc", "onnxruntime", "openvino", "pytorch"]
 TSV_FIELDS = ["model", "engine", "threads", "status", "median_ms", "min_ms", "max_ms",
@@ -90,17 +91,6 @@ def parse_result(text):
 def first_lines(text, n=2):
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return " / ".join(lines[-n:]) if lines else "(no output)"
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def loadavg():

@@ -21,7 +21,7 @@ Seven torchvision classifiers at 1x3x224x224 and the four MLPerf Tiny
               128-128-640, Linear + BatchNorm1d + ReLU between, at batch 4
 
 BatchNorm layers get random affine parameters and running statistics
-calibrated on random batches (as tests/e2e/export_models.py does), so folding
+calibrated on random batches (tests/onnx_export_util.py), so folding
 them is not a no-op and activations stay near unit scale. Every network ends
 in its logits (no Softmax) so the outputs compared between engines are not
 squashed.
@@ -29,14 +29,19 @@ squashed.
 build(name) returns (model in eval mode, example input); the input is drawn
 from torch.Generator seeded with INPUT_SEED. Equal calls give equal weights.
 """
+import os
+import sys
+
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests"))
+from onnx_export_util import calibrate_bn, seeded_input  # noqa: E402
 
 TORCHVISION = ["alexnet", "vgg16", "googlenet", "resnet18", "resnet50", "mobilenet_v2",
                "squeezenet1_1"]
 TINY = ["dscnn", "mobilenetv1", "resnet8", "autoencoder"]
 ALL = TORCHVISION + TINY
-INPUT_SEED = 1234
 
 
 def _bn_relu_conv(c_in, c_out, k, stride=1, pad=0, groups=1):
@@ -141,22 +146,6 @@ def input_shape(name):
             "autoencoder": (4, 640)}.get(name, (1, 3, 224, 224))
 
 
-def _calibrate_bn(model, shape):
-    bns = [m for m in model.modules() if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d))]
-    if not bns:
-        return
-    gen = torch.Generator().manual_seed(1)
-    with torch.no_grad():
-        for bn in bns:
-            bn.weight.uniform_(0.5, 1.5, generator=gen)
-            bn.bias.normal_(0.0, 0.2, generator=gen)
-            bn.reset_running_stats()
-            bn.momentum = None
-        model.train()
-        for _ in range(2):
-            model(torch.randn((max(4, shape[0]),) + tuple(shape[1:]), generator=gen))
-
-
 def build(name):
     """(model in eval mode with seeded random weights, its seeded input)."""
     if name not in ALL:
@@ -170,6 +159,6 @@ def build(name):
         model = {"dscnn": DSCNN, "mobilenetv1": MobileNetV1, "resnet8": ResNet8,
                  "autoencoder": AutoEncoder}[name]()
     shape = input_shape(name)
-    _calibrate_bn(model, shape)
-    x = torch.randn(shape, generator=torch.Generator().manual_seed(INPUT_SEED))
+    calibrate_bn(model, (max(4, shape[0]),) + tuple(shape[1:]), 2)
+    x = seeded_input(shape)
     return model.eval(), x

@@ -20,31 +20,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../bench_util.h"
 #include "model.h"
 
 #define MAX_RUNS 1000
 
-static double clock_s(clockid_t id)
-{
-	struct timespec t;
-	clock_gettime(id, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static double now(void)
 {
-	return clock_s(CLOCK_MONOTONIC);
-}
-
-static double median(const double *sorted, int n)
-{
-	return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
+	return bench_clock_s(CLOCK_MONOTONIC);
 }
 
 static float *read_floats(const char *path, size_t n)
@@ -98,18 +81,18 @@ int main(int argc, char **argv)
 		model_run(in, out);
 	start = now();
 	while (n < MAX_RUNS && (n < runs || now() - start < atof(argv[4]))) {
-		c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+		c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID);
 		t0 = now();
 		model_run(in, out);
 		samples[n] = now() - t0;
-		cpu[n++] = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+		cpu[n++] = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	}
-	qsort(samples, (size_t)n, sizeof *samples, cmp_double);
-	qsort(cpu, (size_t)n, sizeof *cpu, cmp_double);
+	qsort(samples, (size_t)n, sizeof *samples, bench_cmp_double);
+	qsort(cpu, (size_t)n, sizeof *cpu, bench_cmp_double);
 	printf("RESULT {\"first_ms\": %.6f, \"median_ms\": %.6f, \"min_ms\": %.6f, "
 	       "\"max_ms\": %.6f, \"runs\": %d, \"cpu_ms\": %.6f}\n",
-	       1e3 * first, 1e3 * median(samples, n), 1e3 * samples[0], 1e3 * samples[n - 1], n,
-	       1e3 * median(cpu, n));
+	       1e3 * first, 1e3 * bench_median_sorted(samples, n), 1e3 * samples[0], 1e3 * samples[n - 1], n,
+	       1e3 * bench_median_sorted(cpu, n));
 
 	f = fopen(argv[2], "wb");
 	if (!f || fwrite(y, sizeof *y, model_output_sizes[0], f) != model_output_sizes[0] ||

@@ -6,9 +6,22 @@ the median, the minimum and the maximum, wall clock (time.perf_counter),
 and the median of the process's CPU time per call (time.process_time: all
 threads together), the fairer figure for one thread on a shared machine."""
 import json
+import platform
 import time
 
 MAX_RUNS = 1000
+
+
+def cpu_name():
+    """The CPU's model name (/proc/cpuinfo), for the results' headers."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def measure(call, runs, min_time, warmup=2):

@@ -24,21 +24,10 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=$(cd "$here/../.." && pwd)
+# shellcheck source=tests/testlib.sh
+. "$here/../testlib.sh"
+cases_init caffe
 shared=$top_srcdir/../shared/models/caffe
-DNNCC=${DNNCC:-$PWD/dnncc}
-CC=${CC:-cc}
-out=$PWD/tests/caffe/out
-passed=0
-failed=0
-skipped=0
-
-case $DNNCC in /*) ;; *) DNNCC=$PWD/$DNNCC ;; esac
-if [ ! -x "$DNNCC" ]; then
-	echo "run.sh: no dnncc at $DNNCC (set DNNCC)" >&2
-	exit 99
-fi
-mkdir -p "$out"
 
 # A Python with what equiv.py needs, or nothing.
 python=
@@ -49,14 +38,6 @@ for p in ${PYTHON:-} /usr/bin/python3 python3; do
 	fi
 done
 command -v protoc >/dev/null 2>&1 || python=
-
-pass() { passed=$((passed + 1)); echo "PASS: $1"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP: $1 ($2)"; }
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $1 (log: $out/$1/log)"
-	tail -n 15 "$out/$1/log" | sed 's/^/    /'
-}
 
 # tidy DIR: deletes a case's large files unless KEEP=1.
 tidy() {
@@ -160,11 +141,5 @@ run_case() {
 
 cases=${*:-"refuse bvlc_alexnet bvlc_reference_caffenet bvlc_googlenet \
 bvlc_reference_rcnn_ilsvrc13 vgg16 equiv_features equiv_tinyvgg equiv_alexnet equiv_googlenet"}
-for c in $cases; do
-	run_case "$c"
-done
-
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ] || exit 1
-[ "$passed" -gt 0 ] || exit 77
-exit 0
+# shellcheck disable=SC2086
+cases_run $cases

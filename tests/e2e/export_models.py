@@ -18,12 +18,8 @@ BatchNormalization nodes kept (TrainingMode.PRESERVE on a model in eval mode,
 so they are inference-mode BatchNormalization that dnncc must fold itself;
 the plain export lets PyTorch fold them into the convolutions).
 
-Random BatchNorm layers are given non-trivial statistics first: random affine
-parameters, then running mean and variance averaged over a few random batches
-in training mode (momentum None = cumulative average). With the defaults
-(mean 0, variance 1, weight 1, bias 0) a BatchNorm is nearly the identity and
-a wrong folding would go unnoticed; calibrated statistics also keep the
-activations of these deep random networks near unit scale.
+Random BatchNorm layers are given non-trivial statistics first
+(calibrate_bn in tests/onnx_export_util.py), so that a wrong folding shows.
 
 Needs Debian's python3-torch and python3-torchvision (run with
 /usr/bin/python3); prints SKIP and exits 77 (automake's "skipped") without
@@ -33,16 +29,17 @@ import os
 import sys
 
 try:
-    import numpy as np
     import torch
     import torchvision
 except ImportError as e:  # the test is skipped, not failed, without PyTorch
     print(f"SKIP: PyTorch/torchvision not available to {sys.executable}: {e}")
     sys.exit(77)
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from onnx_export_util import calibrate_bn, save_f32, seeded_input  # noqa: E402
+
 MODELS = ["alexnet", "vgg11", "googlenet", "resnet18", "mobilenet_v2", "squeezenet1_1",
           "resnet18_dynbatch", "vgg16", "resnet50"]
-INPUT_SEED = 1234
 
 
 def build(name):
@@ -51,24 +48,13 @@ def build(name):
     torch.manual_seed(0)
     kwargs = {"aux_logits": False, "init_weights": True} if arch == "googlenet" else {}
     model = getattr(torchvision.models, arch)(weights=None, **kwargs)
-    bns = [m for m in model.modules() if isinstance(m, torch.nn.BatchNorm2d)]
-    if bns:
-        gen = torch.Generator().manual_seed(1)
-        with torch.no_grad():
-            for bn in bns:
-                bn.weight.uniform_(0.5, 1.5, generator=gen)
-                bn.bias.normal_(0.0, 0.2, generator=gen)
-                bn.reset_running_stats()
-                bn.momentum = None
-            model.train()
-            for _ in range(2):
-                model(torch.randn(4, 3, 224, 224, generator=gen))
+    calibrate_bn(model, (4, 3, 224, 224), 2)
     return model.eval()
 
 
 def export(name, outdir):
     model = build(name)
-    x = torch.randn(1, 3, 224, 224, generator=torch.Generator().manual_seed(INPUT_SEED))
+    x = seeded_input((1, 3, 224, 224))
     with torch.no_grad():
         y = model(x)
     onnx_path = os.path.join(outdir, name + ".onnx")
@@ -78,10 +64,8 @@ def export(name, outdir):
                   "training": torch.onnx.TrainingMode.PRESERVE}
     torch.onnx.export(model, x, onnx_path + ".tmp", opset_version=13,
                       input_names=["input"], output_names=["output"], **kwargs)
-    for suffix, t in ((".input.bin", x), (".output.bin", y)):
-        path = os.path.join(outdir, name + suffix)
-        t.numpy().astype("<f4").tofile(path + ".tmp")
-        os.replace(path + ".tmp", path)
+    save_f32(os.path.join(outdir, name + ".input.bin"), x.numpy())
+    save_f32(os.path.join(outdir, name + ".output.bin"), y.numpy())
     os.replace(onnx_path + ".tmp", onnx_path)  # last: its presence means "all done"
 
 

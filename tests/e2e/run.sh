@@ -31,25 +31,14 @@
 set -u
 PY=${E2E_PYTHON:-/usr/bin/python3}
 here=$(cd "$(dirname "$0")" && pwd)
-srcdir=${DNNCC_SRCDIR:-$(cd "$here/../.." && pwd)}
-builddir=${DNNCC_BUILDDIR:-$(pwd)}
-DNNCC=${DNNCC:-$builddir/dnncc}
-CC=${CC:-cc}
+# shellcheck source=tests/testlib.sh
+. "$here/../testlib.sh"
+models_env
 work=${E2E_DIR:-$builddir/tests/e2e-cache}
 models=${E2E_MODELS:-"alexnet vgg11 googlenet resnet18 mobilenet_v2 squeezenet1_1 resnet18_dynbatch"}
-harness=$srcdir/tests/harness.c
 TOL=1e-4
 
-if ! "$PY" -c 'import numpy, torch, torchvision' >/dev/null 2>&1; then
-	echo "SKIP: $PY cannot import numpy, torch and torchvision (Debian's python3-torch, python3-torchvision)"
-	exit 77
-fi
-if [ ! -x "$DNNCC" ]; then
-	echo "FAIL: no dnncc binary at $DNNCC"
-	exit 1
-fi
-mkdir -p "$work" || exit 1
-work=$(cd "$work" && pwd)
+models_check "numpy, torch, torchvision" "Debian's python3-torch, python3-torchvision"
 
 # Seconds since the epoch with fractions, for timing.
 now() { date +%s.%N; }
@@ -81,15 +70,8 @@ usage() {
 }
 
 # Export what is not cached yet (the .onnx is written last).
-missing=
-for m in $models; do
-	for f in "$m.onnx" "$m.input.bin" "$m.output.bin"; do
-		if [ ! -f "$work/$f" ]; then
-			missing="$missing $m"
-			break
-		fi
-	done
-done
+# shellcheck disable=SC2086
+missing=$(models_missing $models)
 if [ -n "$missing" ]; then
 	echo "exporting:$missing"
 	t0=$(now)
@@ -106,14 +88,6 @@ if [ -n "$missing" ]; then
 	echo "exported in $(usage "$work/export.time")"
 fi
 
-passed=0
-failed=0
-fail() {
-	echo "FAIL $m: $*"
-	echo "  (generated code and logs kept in $out)"
-	failed=$((failed + 1))
-}
-
 for m in $models; do
 	out=$work/$m.out
 	rm -rf "$out"
@@ -125,18 +99,18 @@ for m in $models; do
 	# shellcheck disable=SC2086
 	if ! timed "$out/dnncc.time" timeout 600 "$DNNCC" "$work/$m.onnx" -o "$out/model.c" \
 		--name model $shape 2>"$out/dnncc.err"; then
-		fail "dnncc failed: $(head -n 3 "$out/dnncc.err")"
+		model_fail "dnncc failed: $(head -n 3 "$out/dnncc.err")"
 		continue
 	fi
 	# shellcheck disable=SC2086 # CC may hold options
 	if ! (cd "$out" && timed cc.time timeout 900 $CC -O2 -std=c99 -I. -o run model.c "$harness" \
 		-lm 2>cc.err); then
-		fail "the generated C does not build: $(head -n 3 "$out/cc.err")"
+		model_fail "the generated C does not build: $(head -n 3 "$out/cc.err")"
 		continue
 	fi
 	if ! (cd "$out" && timed run.time timeout 600 ./run -t "$work/$m.input.bin" got.bin \
 		2>run.err); then
-		fail "the generated program failed: $(head -n 3 "$out/run.err")"
+		model_fail "the generated program failed: $(head -n 3 "$out/run.err")"
 		continue
 	fi
 	model_ms=$(sed -n 's/^model_run: \([0-9.]*\) ms$/\1/p' "$out/run.err")
@@ -163,7 +137,7 @@ EOF
 	[ -f "$out/model.weights.bin" ] && weights_mb=$(du -m "$out/model.weights.bin" | cut -f1)
 	stats="onnx ${onnx_mb} MB, weights.bin ${weights_mb} MB; dnncc $(usage "$out/dnncc.time"); cc $(usage "$out/cc.time"); run $(usage "$out/run.time") (model_run ${model_ms:-?} ms)"
 	if [ $cmp_rc -ne 0 ]; then
-		fail "output differs beyond $TOL: $cmp; $stats"
+		model_fail "output differs beyond $TOL: $cmp; $stats"
 		continue
 	fi
 
@@ -173,7 +147,7 @@ EOF
 		# Cortex-M gets code made for it (--target cortex-m: portable C).
 		mkdir -p "$out/m4"
 		"$DNNCC" "$work/$m.onnx" -o "$out/m4/model.c" --name model --target cortex-m \
-			2>"$out/m4/dnncc.err" || fail "dnncc --target cortex-m failed"
+			2>"$out/m4/dnncc.err" || model_fail "dnncc --target cortex-m failed"
 		for c in gcc clang "arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb"; do
 			command -v "${c%% *}" >/dev/null 2>&1 || {
 				echo "  (no ${c%% *}: warning check skipped)"
@@ -183,7 +157,7 @@ EOF
 			case $c in arm-none-eabi-gcc*) dir=$out/m4 ;; esac
 			if ! (cd "$dir" && $c -std=c99 -Wall -Wextra -pedantic -Werror -c -o check.o model.c \
 				2>"$out/check.err"); then
-				fail "the generated C is not warning-free with $c: $(head -n 3 "$out/check.err")"
+				model_fail "the generated C is not warning-free with $c: $(head -n 3 "$out/check.err")"
 				warn_ok=0
 				break
 			fi
@@ -210,12 +184,12 @@ EOF
 				--strategy "$strat" --max-weights 4096 2>"$fo/dnncc.err" ||
 				! (cd "$fo" && $CC -O1 -std=c99 -I. -o run model.c "$harness" -lm 2>cc.err) ||
 				! (cd "$fo" && ./run "$work/$m.input.bin" got.bin 2>run.err); then
-				fail "$strat does not build or run: $(cat "$fo/dnncc.err" "$fo/cc.err" "$fo/run.err" 2>/dev/null | head -n 3)"
+				model_fail "$strat does not build or run: $(cat "$fo/dnncc.err" "$fo/cc.err" "$fo/run.err" 2>/dev/null | head -n 3)"
 				sweep_ok=0
 				break
 			fi
 			if ! fcmp=$("$PY" "$srcdir/tests/e2e/compare.py" "$fo/got.bin" "$work/$m.output.bin" "$TOL"); then
-				fail "$strat differs from PyTorch: $fcmp"
+				model_fail "$strat differs from PyTorch: $fcmp"
 				sweep_ok=0
 				break
 			fi
@@ -231,5 +205,4 @@ EOF
 	[ "${E2E_KEEP:-0}" = 1 ] || rm -rf "$out"
 done
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+models_summary

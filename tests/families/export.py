@@ -51,14 +51,15 @@ import os
 import sys
 
 try:
-    import numpy as np
+    import numpy  # noqa: F401 (onnx_export_util needs it; skip without it)
     import torch
     from torch import nn
 except ImportError as e:
     print(f"SKIP: PyTorch not available to {sys.executable}: {e}")
     sys.exit(77)
 
-INPUT_SEED = 1234
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from onnx_export_util import calibrate_bn, save_f32, seeded_input  # noqa: E402
 
 
 def conv_bn(cin, cout, k, stride=1, pad=0, groups=1):
@@ -268,42 +269,25 @@ def build(name):
     ctor, shape, _ = MODELS[name]
     torch.manual_seed(0)
     model = ctor()
-    bns = [m for m in model.modules()
-           if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d))]
-    if bns:
-        gen = torch.Generator().manual_seed(1)
-        with torch.no_grad():
-            for bn in bns:
-                bn.weight.uniform_(0.5, 1.5, generator=gen)
-                bn.bias.normal_(0.0, 0.2, generator=gen)
-                bn.reset_running_stats()
-                bn.momentum = None
-            model.train()
-            # batches of 4 rows for BatchNorm1d (it needs more than one
-            # value per channel); several batches of one image otherwise
-            # (the detector's reshapes are written for batch 1)
-            batch, runs = (4, 2) if len(shape) == 2 else (1, 4)
-            for _ in range(runs):
-                model(torch.randn((batch,) + shape[1:], generator=gen))
+    # batches of 4 rows for BatchNorm1d (it needs more than one value per
+    # channel); several batches of one image otherwise (the detector's
+    # reshapes are written for batch 1)
+    batch, runs = (4, 2) if len(shape) == 2 else (1, 4)
+    calibrate_bn(model, (batch,) + shape[1:], runs)
     return model.eval()
-
-
-def save(path, array):
-    np.ascontiguousarray(array, dtype="<f4").tofile(path + ".tmp")
-    os.replace(path + ".tmp", path)
 
 
 def export(name, outdir):
     _, shape, opset = MODELS[name]
     model = build(name)
-    x = torch.randn(shape, generator=torch.Generator().manual_seed(INPUT_SEED))
+    x = seeded_input(shape)
     # Gradients stay enabled: under no_grad torch 1.13 runs the transformer
     # layers as one fused operator (_transformer_encoder_layer_fwd) that
     # has no ONNX export; with them the module runs, and exports, op by op.
     y = model(x).detach()
     base = os.path.join(outdir, name)
-    save(base + ".input.bin", x.numpy())
-    save(base + ".output.bin", y.numpy())
+    save_f32(base + ".input.bin", x.numpy())
+    save_f32(base + ".output.bin", y.numpy())
     torch.onnx.export(model, x, base + ".onnx.tmp", opset_version=opset,
                       input_names=["input"], output_names=["output"])
     os.replace(base + ".onnx.tmp", base + ".onnx")

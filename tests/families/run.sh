@@ -38,40 +38,22 @@
 set -u
 PY=${FAMILIES_PYTHON:-/usr/bin/python3}
 here=$(cd "$(dirname "$0")" && pwd)
-srcdir=${DNNCC_SRCDIR:-$(cd "$here/../.." && pwd)}
-builddir=${DNNCC_BUILDDIR:-$(pwd)}
-DNNCC=${DNNCC:-$builddir/dnncc}
-CC=${CC:-cc}
+# shellcheck source=tests/testlib.sh
+. "$here/../testlib.sh"
+models_env
 work=${FAMILIES_DIR:-$builddir/tests/families-cache}
 models=${FAMILIES_MODELS:-"ds_cnn mobilenet_v1 resnet8 fc_ae unet detector transformer volumetric"}
 full=${FAMILIES_FULL:-0}
-harness=$srcdir/tests/harness.c
 TOL=1e-4
 STRATEGIES="pbqp greedy canonical sum2d reference family:sum2d family:direct family:im2
 family:kn2 family:winograd family:fft family:depthwise"
 ARMCC="arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16"
 CFLAGS_W="-std=c99 -Wall -Wextra -pedantic -Werror"
 
-if ! "$PY" -c 'import numpy, torch, onnx' >/dev/null 2>&1; then
-	echo "SKIP: $PY cannot import numpy, torch and onnx (Debian's python3-torch, python3-onnx)"
-	exit 77
-fi
-if [ ! -x "$DNNCC" ]; then
-	echo "FAIL: no dnncc binary at $DNNCC"
-	exit 1
-fi
-mkdir -p "$work" || exit 1
-work=$(cd "$work" && pwd)
+models_check "numpy, torch, onnx" "Debian's python3-torch, python3-onnx"
 
-missing=
-for m in $models; do
-	for f in "$m.onnx" "$m.input.bin" "$m.output.bin"; do
-		if [ ! -f "$work/$f" ]; then
-			missing="$missing $m"
-			break
-		fi
-	done
-done
+# shellcheck disable=SC2086
+missing=$(models_missing $models)
 if [ -n "$missing" ]; then
 	echo "exporting:$missing"
 	# shellcheck disable=SC2086
@@ -92,35 +74,27 @@ if "$DNNCC" "$work/$first.onnx" -o "$work/ilp-probe.c" --verify-ilp 2>&1 >/dev/n
 fi
 rm -f "$work"/ilp-probe.*
 
-passed=0
-failed=0
-fail() {
-	echo "FAIL $m: $*"
-	echo "  (generated code and logs kept in $out)"
-	failed=$((failed + 1))
-}
-
 # build_run DIR TARGET STRATEGY: dnncc, cc with warnings as errors, one run,
-# the comparison (its line in $cmp). Returns non-zero after fail().
+# the comparison (its line in $cmp). Returns non-zero after model_fail().
 build_run() {
 	d=$1
 	mkdir -p "$d"
 	if ! "$DNNCC" "$work/$m.onnx" -o "$d/model.c" --name model --target "$2" --strategy "$3" \
 		--weights embed 2>"$d/dnncc.err"; then
-		fail "dnncc --target $2 --strategy $3 failed: $(head -n 3 "$d/dnncc.err")"
+		model_fail "dnncc --target $2 --strategy $3 failed: $(head -n 3 "$d/dnncc.err")"
 		return 1
 	fi
 	# shellcheck disable=SC2086 # CC may hold options
 	if ! (cd "$d" && $CC -O1 $CFLAGS_W -I. -o run model.c "$harness" -lm 2>cc.err); then
-		fail "--target $2 --strategy $3: the C does not build cleanly: $(head -n 3 "$d/cc.err")"
+		model_fail "--target $2 --strategy $3: the C does not build cleanly: $(head -n 3 "$d/cc.err")"
 		return 1
 	fi
 	if ! (cd "$d" && ./run "$work/$m.input.bin" got.bin 2>run.err); then
-		fail "--target $2 --strategy $3: the program failed: $(head -n 3 "$d/run.err")"
+		model_fail "--target $2 --strategy $3: the program failed: $(head -n 3 "$d/run.err")"
 		return 1
 	fi
 	if ! cmp=$("$PY" "$srcdir/tests/e2e/compare.py" "$d/got.bin" "$work/$m.output.bin" "$TOL"); then
-		fail "--target $2 --strategy $3 differs from PyTorch: $cmp"
+		model_fail "--target $2 --strategy $3 differs from PyTorch: $cmp"
 		return 1
 	fi
 	return 0
@@ -150,7 +124,7 @@ for m in $models; do
 		# shellcheck disable=SC2086
 		if ! "$DNNCC" "$work/$m.onnx" -o "$sd/model.c" --name model --strategy "$s" \
 			--weights embed $ilp 2>"$sd/dnncc.err"; then
-			fail "dnncc --strategy $s failed: $(head -n 3 "$sd/dnncc.err")"
+			model_fail "dnncc --strategy $s failed: $(head -n 3 "$sd/dnncc.err")"
 			ok=0
 			break
 		fi
@@ -163,7 +137,7 @@ for m in $models; do
 		cmp0="c99 pbqp $cmp"
 		if command -v clang >/dev/null 2>&1 &&
 			! (cd "$out/c99" && clang $CFLAGS_W -fsyntax-only model.c 2>clang.err); then
-			fail "clang warns: $(head -n 3 "$out/c99/clang.err")"
+			model_fail "clang warns: $(head -n 3 "$out/c99/clang.err")"
 			continue
 		fi
 	fi
@@ -177,7 +151,7 @@ for m in $models; do
 		if ! "$DNNCC" "$work/$m.onnx" -o "$md/model.c" --name model --target cortex-m \
 			--weights embed 2>"$md/dnncc.err" ||
 			! (cd "$md" && $ARMCC -O2 $CFLAGS_W -c -o model.o model.c 2>cc.err); then
-			fail "the Cortex-M build failed: $(cat "$md/dnncc.err" "$md/cc.err" 2>/dev/null | head -n 3)"
+			model_fail "the Cortex-M build failed: $(cat "$md/dnncc.err" "$md/cc.err" 2>/dev/null | head -n 3)"
 			continue
 		fi
 		sizes=$(arm-none-eabi-size "$md/model.o" |
@@ -191,5 +165,4 @@ for m in $models; do
 	[ "${FAMILIES_KEEP:-0}" = 1 ] || rm -rf "$out"
 done
 
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+models_summary

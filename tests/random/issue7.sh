@@ -11,9 +11,9 @@
 
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-srcdir=${DNNCC_SRCDIR:-$(cd "$here/../.." && pwd)}
-builddir=${DNNCC_BUILDDIR:-$(pwd)}
-DNNCC=${DNNCC:-$builddir/dnncc}
+# shellcheck source=tests/testlib.sh
+. "$here/../testlib.sh"
+models_env
 PY=/usr/bin/python3
 
 if ! [ -x "$PY" ] || ! "$PY" -c 'import numpy, torch, onnx' 2>/dev/null; then

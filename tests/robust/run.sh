@@ -25,32 +25,13 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=$(cd "$here/../.." && pwd)
-DNNCC=${DNNCC:-$PWD/dnncc}
-CC=${CC:-cc}
-out=$PWD/tests/robust/out
-passed=0
-failed=0
-skipped=0
-
-case $DNNCC in /*) ;; *) DNNCC=$PWD/$DNNCC ;; esac
-if [ ! -x "$DNNCC" ]; then
-	echo "run.sh: no dnncc at $DNNCC (set DNNCC)" >&2
-	exit 99
-fi
-mkdir -p "$out"
+# shellcheck source=tests/testlib.sh
+. "$here/../testlib.sh"
+cases_init robust
 # A sanitizer report makes dnncc exit 86, whatever it would have returned.
 ASAN_OPTIONS=detect_leaks=1:exitcode=86${ASAN_OPTIONS:+:$ASAN_OPTIONS}
 UBSAN_OPTIONS=print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}
 export ASAN_OPTIONS UBSAN_OPTIONS
-
-pass() { passed=$((passed + 1)); echo "PASS: $1"; }
-skip() { skipped=$((skipped + 1)); echo "SKIP: $1 ($2)"; }
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL: $1 (log: $out/$1/log)"
-	tail -n 15 "$out/$1/log" | sed 's/^/    /'
-}
 
 # clean_log LOG: no sanitizer spoke.
 clean_log() {
@@ -239,11 +220,5 @@ live at the same time\), over the limit of 1048576 bytes" "$m/two_live.onnx" --m
 cases=${*:-"empty_onnx empty_caffe limit_caffe_pad limit_caffe_tensor limit_caffe_total \
 limit_caffe_input limit_caffe_input_override limit_onnx_input limit_onnx_input_override limit_onnx_tensor \
 limit_onnx_weights limit_onnx_weights_override limit_onnx_arena limit_onnx_arena_override leaks"}
-for c in $cases; do
-	run_case "$c"
-done
-
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ] || exit 1
-[ "$passed" -gt 0 ] || exit 77
-exit 0
+# shellcheck disable=SC2086
+cases_run $cases
