@@ -525,7 +525,8 @@ static void plan_conv_residual(struct plan *p, struct layer *l)
 	if (!fuse_has_residual(n))
 		return;
 	add_arg(l, n->inputs[FUSE_RESIDUAL_INPUT], "r");
-	p->unit_used[RT_UNIT_RESIDUAL] = 1;
+	if (!l->prim || !rt_prim_fuses_residual(l->prim)) /* else added in its store loop */
+		p->unit_used[RT_UNIT_RESIDUAL] = 1;
 }
 
 int has_arg(const struct layer *l, const char *name)

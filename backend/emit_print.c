@@ -893,7 +893,8 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
 		          c->sH, c->sW, c->dH, c->dW);
 		emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
-		int res = has_arg(l, "r");
+		int fused = l->prim && has_arg(l, "r") && rt_prim_fuses_residual(l->prim);
+		int res = has_arg(l, "r") && !fused;
 		if (res) /* the activation follows the residual add */
 			emit_line(e, ".act = RT_ACT_NONE,");
 		else
@@ -903,9 +904,13 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 			emit_line(e, ".isa = %s,", rt_isa_names[c->isa]);
 		emit_close(e, ";");
 		const char *bias = has_arg(l, "b") ? "b" : "NULL";
+		if (fused) /* the row adds r before the activation as it stores y */
+			emit_line(e, "struct rt_conv2d pr = p; /* with the residual r, laid out like y */");
+		if (fused)
+			emit_line(e, "pr.res = r;");
 		if (l->prim)
-			emit_line(e, "%s(&p, %d, x, w, %s, y, %s);", l->kernel, l->prim->variant, bias,
-			          l->ws_bytes ? "ws" : "NULL");
+			emit_line(e, "%s(&%s, %d, x, w, %s, y, %s);", l->kernel, fused ? "pr" : "p",
+			          l->prim->variant, bias, l->ws_bytes ? "ws" : "NULL");
 		else
 			emit_line(e, "rt_conv2d_ref(&p, x, w, %s, y);", bias);
 		if (res) {

@@ -391,6 +391,16 @@ static int is_passthrough(struct node *n)
 	return 0;
 }
 
+/* A Pad of zero on every side (after canon_pad) copies its input. */
+static int is_zero_pad(struct node *n)
+{
+	const struct attr *a = n->op == OP_PAD && n->n_inputs == 1 ? ir_attr(n, "pads") : NULL;
+	for (int k = 0; a && k < a->n; k++)
+		if (a->ints[k])
+			return 0;
+	return a != NULL;
+}
+
 /* Drops nodes nothing reads, latest first so whole unused chains go. The
  * shape and axes operands of views do not count as reads: the inferred output
  * shape already says what they said, and canonicalize drops them. */
@@ -1902,6 +1912,9 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
 	for (int i = 0; i < g->n_nodes; i++)
 		if (!g->nodes[i]->dead)
 			canon_node(g, g->nodes[i], d);
+	for (int i = 0; i < g->n_nodes; i++) /* torch puts one before AvgPool2d */
+		if (!g->nodes[i]->dead && is_zero_pad(g->nodes[i]))
+			remove_passthrough(g, g->nodes[i], d);
 
 	/* The Add a lowering inserts lands behind its Mul and is skipped. */
 	for (int i = 0; i < g->n_nodes; i++) {

@@ -13,7 +13,10 @@
  * AVX-512 14 x 2 (28 of the 32 zmm registers, + 2 weight vectors + the
  * broadcast), AVX2 6 x 2 (12 of 16 ymm). Each weight vector load serves NW
  * FMAs and each broadcast 2, so the FMA units, not the loads, set the pace.
- * No workspace (zero extra memory).
+ * No workspace (zero extra memory). A fused residual (p->res, laid out like
+ * y: ResNet's Add, passes/fuse.c) is added to each tile right after its last
+ * store, while the tile is in L1, before the activation: no second pass over
+ * the output (runtime/residual.c) and bitwise the same result.
  *
  * Rows (variant):
  *   16  conv_direct_chw16c     x [C/16][H][W][16] -> y [M/16][oH][oW][16]
@@ -86,6 +89,8 @@ struct rt_dvec_geom_ {
 	size_t w1, y1;       /* offset of the tile's second vector in weights and in output */
 	int act;             /* epilogue */
 	float alpha, beta;
+	const float *res;    /* p->res: the residual, laid out like y, or NULL */
+	const float *ybase;  /* y of the call: res + (dst - ybase) is dst's residual */
 };
 
 /* The output channels of a tile's two vectors. */
@@ -134,6 +139,8 @@ rt_dvec_epilogue16_(const struct rt_dvec_geom_ *g, const struct rt_dvec_out_ *o,
 		for (int j = 0; j < nw; j++) {
 			float *dst = y + (q ? g->y1 : 0) + (size_t)j * g->ypix;
 			__m512 v = _mm512_maskz_loadu_ps(kst, dst);
+			if (g->res) /* lanes past the real channels stay zero */
+				v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(kv, g->res + (dst - g->ybase)));
 			switch (g->act) {
 			case RT_ACT_NONE: break;
 			case RT_ACT_RELU: v = _mm512_max_ps(v, zero); break;
@@ -177,8 +184,9 @@ rt_dvec_tile16_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a 
 	float *y1 = y + g->y1;
 	/* ReLU and no epilogue are done here; lanes past the real channels
 	 * are zero already (zero bias and weights), so only other epilogues
-	 * need rt_dvec_epilogue16_ */
-	const int relu = last && g->act == RT_ACT_RELU;
+	 * and a residual (added before the activation) need
+	 * rt_dvec_epilogue16_, on the tile just stored, still in L1 */
+	const int relu = last && g->act == RT_ACT_RELU && !g->res;
 	__m512 c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0, c6 = b0;
 	__m512 c7 = b0, c8 = b0, c9 = b0, c10 = b0, c11 = b0, c12 = b0, c13 = b0;
 	__m512 d0 = b1, d1 = b1, d2 = b1, d3 = b1, d4 = b1, d5 = b1, d6 = b1;
@@ -366,7 +374,7 @@ rt_dvec_tile16_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a 
 		if (nw > 12) _mm512_mask_storeu_ps(y1 + 12 * yp, k1, d12);
 		if (nw > 13) _mm512_mask_storeu_ps(y1 + 13 * yp, k1, d13);
 	}
-	if (last && !relu && g->act != RT_ACT_NONE)
+	if (last && (g->res || (!relu && g->act != RT_ACT_NONE)))
 		rt_dvec_epilogue16_(g, o, nw, nb, y);
 }
 
@@ -427,14 +435,14 @@ rt_dvec_pixel16_(int nb, const struct rt_dvec_geom_ *g, const struct rt_dvec_out
 	}
 	c0 = _mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3));
 	d0 = _mm512_add_ps(_mm512_add_ps(d0, d1), _mm512_add_ps(d2, d3));
-	if (last && g->act == RT_ACT_RELU) { /* as in rt_dvec_tile16_ */
+	if (last && g->act == RT_ACT_RELU && !g->res) { /* as in rt_dvec_tile16_ */
 		c0 = _mm512_max_ps(c0, zero);
 		d0 = _mm512_max_ps(d0, zero);
 	}
 	_mm512_mask_storeu_ps(y, k0, c0);
 	if (nb > 1)
 		_mm512_mask_storeu_ps(y + g->y1, k1, d0);
-	if (last && g->act != RT_ACT_RELU && g->act != RT_ACT_NONE)
+	if (last && (g->res || (g->act != RT_ACT_RELU && g->act != RT_ACT_NONE)))
 		rt_dvec_epilogue16_(g, o, 1, nb, y);
 }
 
@@ -590,6 +598,8 @@ rt_dvec_epilogue8_(const struct rt_dvec_geom_ *g, const struct rt_dvec_out_ *o, 
 		for (int j = 0; j < nw; j++) {
 			float *dst = y + (q ? g->y1 : 0) + (size_t)j * g->ypix;
 			__m256 v = _mm256_maskload_ps(dst, kst);
+			if (g->res) /* lanes past the real channels stay zero */
+				v = _mm256_add_ps(v, _mm256_maskload_ps(g->res + (dst - g->ybase), kv));
 			switch (g->act) {
 			case RT_ACT_NONE: break;
 			case RT_ACT_RELU: v = _mm256_max_ps(v, zero); break;
@@ -706,7 +716,7 @@ rt_dvec_tile8_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a c
 		if (nw > 4) rt_dvec_put8_(y1 + 4 * yp, n1, k1, d4);
 		if (nw > 5) rt_dvec_put8_(y1 + 5 * yp, n1, k1, d5);
 	}
-	if (last && (g->act != RT_ACT_NONE || o->valid[nb - 1] < o->store[nb - 1]))
+	if (last && (g->act != RT_ACT_NONE || g->res || o->valid[nb - 1] < o->store[nb - 1]))
 		rt_dvec_epilogue8_(g, o, nw, nb, y);
 }
 
@@ -841,10 +851,12 @@ static inline void rt_dvec_rowc_(const struct rt_conv2d *p, const struct rt_dvec
 							for (int l = 0; l < 8; l++)
 								acc[l] += xp[ci] * wp[l];
 					}
+			const float *rq = last && g->res ? g->res + (dst - g->ybase) : NULL;
 			for (int l = 0; l < o->store[q]; l++)
 				dst[l] = !last ? acc[l]
-				               : l < o->valid[q] ? rt_act_apply(g->act, g->alpha, g->beta, acc[l])
-				                                 : 0.0f;
+				         : l < o->valid[q]
+				                 ? rt_act_apply(g->act, g->alpha, g->beta, rq ? acc[l] + rq[l] : acc[l])
+				                 : 0.0f;
 		}
 	}
 }
@@ -1061,6 +1073,8 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 	g.act = p->act;
 	g.alpha = p->alpha;
 	g.beta = p->beta;
+	g.res = p->res;
+	g.ybase = y;
 
 	/* output columns whose taps all lie inside the input row: [owl, owr);
 	 * output rows whose taps all lie inside the image: [oht, ohb) */

@@ -49,3 +49,16 @@ const struct rt_prim *rt_prim_find(const char *name)
 			return &rt_prims[i];
 	return NULL;
 }
+
+/* The RUN functions that add p->res (a fused residual, passes/fuse.c) in
+ * their own store loop; every other row leaves it to a second pass over the
+ * output (runtime/residual.c) and must be called with p->res NULL. */
+static rt_conv_run_fn *const rt_residual_runs[] = {rt_conv_direct_vec};
+
+int rt_prim_fuses_residual(const struct rt_prim *r)
+{
+	for (size_t i = 0; i < sizeof rt_residual_runs / sizeof rt_residual_runs[0]; i++)
+		if (r->run == rt_residual_runs[i])
+			return 1;
+	return 0;
+}

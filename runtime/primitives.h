@@ -128,6 +128,8 @@ extern const int rt_n_prims;
 extern const char *const rt_family_names[RT_FAM_COUNT_];
 extern const char *const rt_layout_names[RT_L_COUNT_];
 const struct rt_prim *rt_prim_find(const char *name);
+/* 1 if row r adds p->res itself, before its activation (else p->res must be NULL) */
+int rt_prim_fuses_residual(const struct rt_prim *r);
 
 /* Layout transforms: the edges of the DT graph (layouts.def). Each converts
  * N images of C x H x W from one layout to another. */

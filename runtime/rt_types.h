@@ -136,6 +136,9 @@ struct rt_conv2d {
 	int isa;          /* GEMM micro-kernel (RT_SGEMM_ISA_*, runtime/sgemm.h) that
 	                     GEMM-based primitives use: the compiler sets the
 	                     target's, the same one it packed the weights for */
+	const float *res; /* fused residual r, laid out like y, or NULL: y = act(conv +
+	                     bias + r), r added in the store loop before the activation;
+	                     only rows rt_prim_fuses_residual names read it */
 };
 
 /* 2-D pooling, ONNX MaxPool / AveragePool semantics.

@@ -746,6 +746,29 @@ Test(canonicalize, dropout_and_identity_are_removed)
 	ir_graph_free(g);
 }
 
+/* torch exports AvgPool2d(8) as a Pad of zeros and an AveragePool: the Pad
+ * copies, so it goes like an Identity; one that pads stays. */
+Test(canonicalize, pad_of_zeros_is_removed_and_a_real_pad_stays)
+{
+	struct graph *g = graph_new(14);
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 2, 3, 3)));
+	struct tensor *a = act(g, "a", SHAPE(1, 2, 3, 3)), *b = act(g, "b", SHAPE(1, 2, 3, 3));
+	struct tensor *c = act(g, "c", SHAPE(1, 2, 5, 4));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 2, 5, 4)));
+	node(g, OP_RELU, "relu", INS(x), a);
+	struct node *zero = node(g, OP_PAD, "zero_pad", INS(a), b);
+	set_ints(g, zero, "pads", 8, (int64_t[]){0, 0, 0, 0, 0, 0, 0, 0});
+	struct node *pad = node(g, OP_PAD, "real_pad", INS(b), c);
+	set_ints(g, pad, "pads", 8, (int64_t[]){0, 0, 1, 0, 0, 0, 1, 1});
+	node(g, OP_SIGMOID, "sig", INS(c), y);
+	canonicalize_ok(g);
+	cr_assert_eq(g->n_nodes, 3);
+	cr_assert_eq(g->nodes[1], pad);
+	cr_assert_eq(pad->inputs[0], a, "the real Pad reads the zero Pad's input");
+	cr_assert_null(ir_find_tensor(g, "b"));
+	ir_graph_free(g);
+}
+
 Test(canonicalize, identity_writing_a_graph_output_hands_it_the_input)
 {
 	struct graph *g = graph_new(13);

@@ -12,7 +12,9 @@
  * input converted into its layout, a workspace of WS floats with guard
  * values after it, output converted back to CHW and compared with sum2d.
  * Each shape runs once per instruction set the host executes (C always,
- * AVX2 + FMA, AVX-512F, NEON), as separate tests named by the ISA.
+ * AVX2 + FMA, AVX-512F, NEON), as separate tests named by the ISA. On the
+ * random shapes, rows that add a fused residual themselves also run with one
+ * (check_residual).
  *
  * Tolerance (relative L2 error ||y - ref|| / ||ref||, and max abs error over
  * max |ref|) per family, from measured error: the GEMM- and direct-based
@@ -241,7 +243,62 @@ static void tolerance(const struct rt_prim *pr, double *l2, double *maxrel)
 	}
 }
 
-static void check_shape(const struct shape *s)
+/* A row that adds a fused residual in its store loop (rt_prim_fuses_residual,
+ * the ResNet Add of passes/fuse.c): run with p->res = r, a random tensor in
+ * the row's output layout, it must equal bit for bit the two-pass form every
+ * other row gets (the row without its activation, then rt_conv_residual),
+ * and act(sum2d + r) within the row's tolerance. */
+static void check_residual(const struct shape *s, const struct rt_prim *pr, const float *xi,
+                           const float *wp, const float *bias, float *ws,
+                           const float *ref0, /* [N, M, oH, oW] sum2d without activation */
+                           double tol)
+{
+	const struct rt_conv2d *p = &s->p;
+	const char *isa = rt_sgemm_isa_name(p->isa);
+	const size_t ny = (size_t)p->N * p->M * p->oH * p->oW;
+	const size_t nyo = (size_t)p->N * rt_layout_size(pr->out, p->M, p->oH, p->oW);
+	const int block = pr->out == RT_L_CHW16C ? 16 : pr->out == RT_L_CHW8C ? 8 : 0;
+	float *r = malloc(ny * sizeof *r), *rl = guarded(nyo), *fused = guarded(nyo);
+	float *two = guarded(nyo), *y = malloc(ny * sizeof *y);
+	for (size_t i = 0; i < ny; i++)
+		r[i] = rnd_float();
+	to_layout(pr->out, p->N, p->M, p->oH, p->oW, r, rl);
+	struct rt_conv2d q = *p;
+	q.res = rl;
+	for (size_t i = 0; i < nyo; i++)
+		fused[i] = NAN;
+	pr->run(&q, pr->variant, xi, wp, bias, fused, ws);
+	cr_assert(guard_intact(fused, nyo), "%s [%s] with a residual wrote past its output (%s)",
+	          pr->name, isa, s->what);
+	q.res = NULL;
+	q.act = RT_ACT_NONE;
+	pr->run(&q, pr->variant, xi, wp, bias, two, ws);
+	rt_conv_residual(p->N, p->M, p->oH * p->oW, block, p->act, p->alpha, p->beta, rl, two);
+	for (size_t i = 0; i < nyo; i++)
+		cr_assert(memcmp(&fused[i], &two[i], sizeof fused[i]) == 0,
+		          "%s [%s] on %s (C=%d H=%d W=%d M=%d k=%dx%d s=%dx%d pad=%d,%d g=%d act=%d): "
+		          "fused residual differs from conv then rt_conv_residual at %zu of %zu: %.9g, "
+		          "want %.9g",
+		          pr->name, isa, s->what, p->C, p->H, p->W, p->M, p->kH, p->kW, p->sH, p->sW,
+		          p->padT, p->padL, p->group, p->act, i, nyo, fused[i], two[i]);
+	from_layout(pr->out, p->N, p->M, p->oH, p->oW, fused, y);
+	double err = 0, mag = 0;
+	for (size_t i = 0; i < ny; i++) {
+		float want = rt_act_apply(p->act, p->alpha, p->beta, ref0[i] + r[i]);
+		err += ((double)y[i] - want) * ((double)y[i] - want);
+		mag += (double)want * want;
+	}
+	cr_expect(sqrt(err) <= tol * (sqrt(mag) > 0 ? sqrt(mag) : 1),
+	          "%s [%s] on %s: fused residual relative L2 error %.3g (tolerance %.1g)", pr->name,
+	          isa, s->what, sqrt(err) / (sqrt(mag) > 0 ? sqrt(mag) : 1), tol);
+	free(r);
+	free(rl);
+	free(fused);
+	free(two);
+	free(y);
+}
+
+static void check_shape(const struct shape *s, int residual)
 {
 	const struct rt_conv2d *p = &s->p;
 	const char *isa = rt_sgemm_isa_name(p->isa);
@@ -266,6 +323,13 @@ static void check_shape(const struct shape *s)
 	const struct rt_prim *base = rt_prim_find("conv_sum2d_chw");
 	cr_assert(base, "the sum2d baseline is missing from the table");
 	base->run(p, 0, x, w, bias, ref, NULL);
+	float *ref0 = NULL; /* without the activation, for the residual rows */
+	if (residual) {
+		struct rt_conv2d q = *p;
+		q.act = RT_ACT_NONE;
+		ref0 = malloc(ny * sizeof *ref0);
+		base->run(&q, 0, x, w, bias, ref0, NULL);
+	}
 	double ref_l2 = 0, ref_max = 0;
 	for (size_t i = 0; i < ny; i++) {
 		ref_l2 += (double)ref[i] * ref[i];
@@ -333,6 +397,8 @@ static void check_shape(const struct shape *s)
 		          pr->name, isa, s->what, p->N, p->C, p->H, p->W, p->M, p->kH, p->kW, p->sH, p->sW,
 		          p->dH, p->dW, p->padT, p->padL, p->group, p->act, err_l2, tol_l2, err_max,
 		          ref_max, tol_max, worst, y[worst], ref[worst]);
+		if (residual && rt_prim_fuses_residual(pr))
+			check_residual(s, pr, xi, wp, bias, ws, ref0, tol_l2);
 		free(xi);
 		free(yo);
 		free(packed);
@@ -343,6 +409,7 @@ static void check_shape(const struct shape *s)
 	free(w);
 	free(b);
 	free(ref);
+	free(ref0);
 	free(y);
 }
 
@@ -450,7 +517,7 @@ static void skip_unless_supported(int isa)
 		s.p.isa = ISA;                                                                \
 		if (ISA == RT_SGEMM_ISA_C)                                                    \
 			check_baseline(&s);                                                       \
-		check_shape(&s);                                                              \
+		check_shape(&s, 1);                                                           \
 	}                                                                                 \
 	ParameterizedTestParameters(primitives, depthwise_shapes_##sfx)                   \
 	{                                                                                 \
@@ -465,7 +532,7 @@ static void skip_unless_supported(int isa)
 		cr_assert(rows && rows->applies(&s.p, rows->variant),                         \
 		          "depthwise shape %d is not one the rows take", *k);                 \
 		s.p.isa = ISA;                                                                \
-		check_shape(&s);                                                              \
+		check_shape(&s, 0);                                                           \
 	}                                                                                 \
 	ParameterizedTestParameters(primitives, pointwise_shapes_##sfx)                   \
 	{                                                                                 \
@@ -492,7 +559,7 @@ static void skip_unless_supported(int isa)
 		skip_unless_supported(ISA);                                                   \
 		struct shape s = layer_shape(&conv_layers[*k]);                               \
 		s.p.isa = ISA;                                                                \
-		check_shape(&s);                                                              \
+		check_shape(&s, 0);                                                           \
 	}
 
 PRIMITIVE_TESTS_FOR_ISA(RT_SGEMM_ISA_C, c)
