@@ -65,6 +65,17 @@ static int one_alternative(struct sel_alt **alts, const struct rt_prim *r, doubl
 	return 1;
 }
 
+/* A fused residual epilogue (fuse.c) after row r: a second pass over the
+ * output (runtime/residual.c), or, in the rows that add it in their store
+ * loop (rt_prim_fuses_residual), only the read of the shortcut, a third of it. */
+static double residual_us(const struct node *n, const struct rt_prim *r)
+{
+	if (!fuse_has_residual(n))
+		return 0;
+	double pass = cost_residual_us((double)ir_numel(n->outputs[0]));
+	return rt_prim_fuses_residual(r) ? pass / 3 : pass;
+}
+
 int cand_alternatives(struct node *n, const struct options *opt, const char *strategy,
                       struct sel_alt **alts, int *fell_back, struct diag *d)
 {
@@ -76,8 +87,6 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 	if (pass_conv_params(n, opt->isa, &p))
 		return one_alternative(alts, NULL, 0); /* canonicalize refused other ranks */
 	int weights_const = n->inputs[1]->data != NULL;
-	/* a fused residual epilogue (fuse.c) costs the same after any row */
-	double epi = fuse_has_residual(n) ? cost_residual_us((double)ir_numel(n->outputs[0])) : 0;
 	const char *forced = forced_primitive(opt, n);
 	if (forced) {
 		const struct rt_prim *r = rt_prim_find(forced);
@@ -96,7 +105,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			           "but weights '%s' are a graph input", forced, n->inputs[1]->name);
 			return -1;
 		}
-		return one_alternative(alts, r, costs_primitive_us(opt, r, &p) + epi);
+		return one_alternative(alts, r, costs_primitive_us(opt, r, &p) + residual_us(n, r));
 	}
 	*alts = xcalloc(rt_n_prims, sizeof **alts);
 	int k = 0;
@@ -115,7 +124,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			(*alts)[k].in = r->in;
 			(*alts)[k].out = r->out;
 			(*alts)[k].n_in = 1;
-			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p) + epi;
+			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p) + residual_us(n, r);
 			k++;
 		}
 	}
