@@ -147,7 +147,7 @@ RT_FN void rt_pool2d_cl(const struct rt_pool2d *p,
 	const int items = p->N * nblk * p->oH;
 	/* threads take whole output rows of a block: the same arithmetic for
 	 * every element whoever computes it */
-	if ((double)p->N * nblk * cc * p->oH * p->oW * p->kH * p->kW < RT_PARALLEL_MIN_WORK)
+	if (4.0 * p->N * nblk * cc * p->oH * p->oW * p->kH * p->kW < RT_PARALLEL_MIN_WORK)
 		rt_pool_cl_items_(&j, 0, items);
 	else
 		rt_parallel(rt_pool_cl_items_, &j, items);

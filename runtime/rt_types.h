@@ -40,6 +40,8 @@ typedef void (*rt_range_fn)(void *ctx, int begin, int end);
  * threads against 73 us at 1; 1 Mi (about 25 us of a vectorised
  * convolution) keeps every DS-CNN and most MobileNetV1-0.25 layers on one
  * thread and splits every layer that matters in the torchvision networks.
+ * Kernels slower per unit than a dense convolution (depthwise, pools,
+ * copies) count 4 units per multiply-add or element.
  * The tests set it to 0 to split everything. */
 #ifndef RT_PARALLEL_MIN_WORK
 #define RT_PARALLEL_MIN_WORK 1048576
