@@ -868,12 +868,14 @@ struct rt_dvec_job_ {
 	const float *x, *w, *b;
 	float *y;
 	int n, bs, vl, simd, mg, nvec, cblocks, chunk, full, band, owl, owr, oht, ohb;
+	int rsplit; /* parts the output rows are cut into (rt_dvec_items_) */
 	size_t ximg, yimg, xgrp, wgrp;
 };
 
-/* Items [i0, i1) of image j->n: item i is group i / pairs, vector pair
- * i % pairs (output channels q, q + 1 with q = 2 * (i % pairs)); bands of
- * output rows outermost within a group, as in the serial loop. */
+/* Items [i0, i1) of image j->n: item i is segment s = i / pairs, vector
+ * pair i % pairs (output channels q, q + 1 with q = 2 * (i % pairs)); a
+ * segment is part s % rsplit of the output rows of group s / rsplit; bands
+ * of output rows outermost within a segment, as in the serial loop. */
 static void rt_dvec_items_(void *ctx, int i0, int i1)
 {
 	const struct rt_dvec_job_ *j = ctx;
@@ -890,14 +892,18 @@ static void rt_dvec_items_(void *ctx, int i0, int i1)
 	(void)wgrp;
 	(void)vl;
 	(void)owl; /* read only where SIMD is compiled in */
-	for (int gr = i0 / pairs; gr < p->group && gr * pairs < i1; gr++) {
-		const int qlo = i0 > gr * pairs ? 2 * (i0 - gr * pairs) : 0;
-		const int qhi = i1 < (gr + 1) * pairs ? 2 * (i1 - gr * pairs) : nvec;
+	const int rsplit = j->rsplit;
+	for (int sg = i0 / pairs; sg < p->group * rsplit && sg * pairs < i1; sg++) {
+		const int gr = sg / rsplit, rp = sg % rsplit;
+		const int r0 = (int)((long long)p->oH * rp / rsplit);
+		const int r1 = (int)((long long)p->oH * (rp + 1) / rsplit);
+		const int qlo = i0 > sg * pairs ? 2 * (i0 - sg * pairs) : 0;
+		const int qhi = i1 < (sg + 1) * pairs ? 2 * (i1 - sg * pairs) : nvec;
 		const float *xg = x + n * ximg + gr * xgrp;
 		/* bands of output rows: the input rows a band reads stay in L2
 		 * while every vector pair and chunk goes over them */
-		for (int b0 = 0; b0 < p->oH; b0 += band) {
-			const int b1 = p->oH - b0 < band ? p->oH : b0 + band;
+		for (int b0 = r0; b0 < r1; b0 += band) {
+			const int b1 = r1 - b0 < band ? r1 : b0 + band;
 			for (int q = qlo; q < qhi && q < nvec; q += 2) {
 				const int nb = nvec - q >= 2 ? 2 : 1;
 				struct rt_dvec_out_ o;
@@ -1104,9 +1110,16 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 		.owl = owl, .owr = owr, .oht = oht, .ohb = ohb, .ximg = ximg, .yimg = yimg,
 		.xgrp = xgrp, .wgrp = wgrp,
 	};
-	/* threads take whole vector pairs (output channels), so every output
-	 * element gets the same arithmetic whoever computes it */
-	const int items = p->group * ((nvec + 1) / 2);
+	/* threads take whole vector pairs (output channels) over a part of the
+	 * output rows, so every output element gets the same arithmetic
+	 * whoever computes it; the rows are cut into parts only where there
+	 * are too few pairs to keep RT_PARALLEL_ITEMS threads busy (a layer of
+	 * 16 or 32 channels is one pair) */
+	const int gp = p->group * ((nvec + 1) / 2);
+	j.rsplit = gp >= RT_PARALLEL_ITEMS ? 1 : (RT_PARALLEL_ITEMS + gp - 1) / gp;
+	if (j.rsplit > p->oH)
+		j.rsplit = p->oH;
+	const int items = gp * j.rsplit;
 	const double work = (double)p->M * cg * taps * p->oH * p->oW;
 	for (int n = 0; n < p->N; n++) {
 		j.n = n;

@@ -3,8 +3,9 @@
  * transposed (layout_transpose.c); padding channels are dropped. */
 #include "runtime/rt_types.h"
 
-/* layout_transpose.c */
-RT_FN void rt_layout_transpose(int r, int c, const float *x, size_t ldx, float *y, size_t ldy);
+/* layout_transpose.c: the transpose, on the threads of rt_parallel */
+RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y,
+                                  size_t ldy);
 
 RT_FN void rt_layout_chw16c_to_chw(int N, int C, int H, int W,
                                    const float *x, /* [N][C/16][H][W][16] */
@@ -17,7 +18,7 @@ RT_FN void rt_layout_chw16c_to_chw(int N, int C, int H, int W,
 		float *yn = y + (size_t)n * C * hw;
 		for (int k = 0; k < cb; k++) {
 			const int rows = C - k * 16 < 16 ? C - k * 16 : 16;
-			rt_layout_transpose((int)hw, rows, xn + (size_t)k * hw * 16, 16,
+			rt_layout_transpose_mt((int)hw, rows, xn + (size_t)k * hw * 16, 16,
 			                    yn + (size_t)k * 16 * hw, hw);
 		}
 	}

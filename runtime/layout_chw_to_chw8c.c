@@ -4,8 +4,31 @@
  * contract, primitives.h). */
 #include "runtime/rt_types.h"
 
-/* layout_transpose.c */
-RT_FN void rt_layout_transpose(int r, int c, const float *x, size_t ldx, float *y, size_t ldy);
+/* layout_transpose.c: the transpose, on the threads of rt_parallel */
+RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y,
+                                  size_t ldy);
+
+struct rt_chw_to_chw8c_job_ {
+	int rows;       /* channels in the block, < 8 */
+	size_t hw;      /* pixels */
+	const float *x; /* [rows][hw] */
+	float *y;       /* out: [hw][8] */
+};
+
+/* Pixels [hw*begin/RT_PARALLEL_ITEMS, hw*end/RT_PARALLEL_ITEMS) of a partial
+ * block; lanes past rows are written as zero. */
+static void rt_chw_to_chw8c_part_(void *ctx, int begin, int end)
+{
+	const struct rt_chw_to_chw8c_job_ *j = ctx;
+	const size_t p0 = j->hw * (size_t)begin / RT_PARALLEL_ITEMS;
+	const size_t p1 = j->hw * (size_t)end / RT_PARALLEL_ITEMS;
+	for (size_t p = p0; p < p1; p++) {
+		for (int r = 0; r < j->rows; r++)
+			j->y[p * 8 + r] = j->x[r * j->hw + p];
+		for (int r = j->rows; r < 8; r++)
+			j->y[p * 8 + r] = 0.0f;
+	}
+}
 
 RT_FN void rt_layout_chw_to_chw8c(int N, int C, int H, int W,
                                   const float *x, /* [N][C][H][W] */
@@ -21,15 +44,16 @@ RT_FN void rt_layout_chw_to_chw8c(int N, int C, int H, int W,
 			float *yk = yn + (size_t)k * hw * 8; /* [H*W][8] */
 			const float *xk = xn + (size_t)k * 8 * hw; /* [rows][H*W] */
 			if (rows == 8) {
-				rt_layout_transpose(8, (int)hw, xk, hw, yk, 8);
+				rt_layout_transpose_mt(8, (int)hw, xk, hw, yk, 8);
 				continue;
 			}
-			for (size_t p = 0; p < hw; p++) { /* the last, partial block */
-				for (int r = 0; r < rows; r++)
-					yk[p * 8 + r] = xk[r * hw + p];
-				for (int r = rows; r < 8; r++)
-					yk[p * 8 + r] = 0.0f;
-			}
+			/* the last, partial block (a 3-channel image): pixels cut
+			 * into RT_PARALLEL_ITEMS parts */
+			struct rt_chw_to_chw8c_job_ j = {rows, hw, xk, yk};
+			if (4.0 * hw * 8 < RT_PARALLEL_MIN_WORK) /* a copy counts 4 */
+				rt_chw_to_chw8c_part_(&j, 0, RT_PARALLEL_ITEMS);
+			else
+				rt_parallel(rt_chw_to_chw8c_part_, &j, RT_PARALLEL_ITEMS);
 		}
 	}
 }

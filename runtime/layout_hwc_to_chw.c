@@ -2,8 +2,9 @@
  * C matrix to transpose (layout_transpose.c). */
 #include "runtime/rt_types.h"
 
-/* layout_transpose.c */
-RT_FN void rt_layout_transpose(int r, int c, const float *x, size_t ldx, float *y, size_t ldy);
+/* layout_transpose.c: the transpose, on the threads of rt_parallel */
+RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y,
+                                  size_t ldy);
 
 RT_FN void rt_layout_hwc_to_chw(int N, int C, int H, int W,
                                 const float *x, /* [N][H][W][C] */
@@ -11,5 +12,5 @@ RT_FN void rt_layout_hwc_to_chw(int N, int C, int H, int W,
 {
 	const size_t hw = (size_t)H * W, img = (size_t)C * hw;
 	for (int n = 0; n < N; n++)
-		rt_layout_transpose((int)hw, C, x + n * img, (size_t)C, y + n * img, hw);
+		rt_layout_transpose_mt((int)hw, C, x + n * img, (size_t)C, y + n * img, hw);
 }

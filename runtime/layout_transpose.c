@@ -15,8 +15,9 @@
  * (__builtin_cpu_supports, which also checks that the OS saves the
  * registers); the file compiles to plain C elsewhere.
  *
- * This unit holds no RUN of its own: the layout_*.c transforms call it and
- * name it in their deps. */
+ * This unit holds no RUN of its own: the layout_*.c transforms call it (as
+ * rt_layout_transpose_mt, which cuts a large transpose into parts for the
+ * threads, below) and name it in their deps. */
 #include "runtime/rt_types.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -27,6 +28,7 @@
 #endif
 
 RT_FN void rt_layout_transpose(int r, int c, const float *x, size_t ldx, float *y, size_t ldy);
+RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y, size_t ldy);
 
 /* Scalar: 8 x 8 blocks, so both sides are touched a cache line at a time. */
 static inline void rt_lt_scalar_(int r, int c, const float *x, size_t ldx, float *y, size_t ldy)
@@ -151,4 +153,40 @@ RT_FN void rt_layout_transpose(int r, int c,
 			rt_lt_band8_(c, x + (size_t)i * ldx, ldx, y + i, ldy);
 #endif
 	rt_lt_scalar_(r - i, c, x + (size_t)i * ldx, ldx, y + i, ldy);
+}
+
+/* rt_layout_transpose_mt: the same transpose cut into RT_PARALLEL_ITEMS
+ * parts along its longer side, at multiples of 16, for rt_parallel. A part
+ * is a transpose of its own rows (or columns), so what lands where does not
+ * depend on the cut or on the thread count. */
+struct rt_lt_job_ {
+	int r, c, rows; /* rows: cut the rows of x, else its columns */
+	const float *x;
+	size_t ldx;
+	float *y;
+	size_t ldy;
+};
+
+static void rt_lt_parts_(void *ctx, int begin, int end)
+{
+	const struct rt_lt_job_ *j = ctx;
+	const int n = j->rows ? j->r : j->c, units = (n + 15) / 16;
+	const int a = 16 * (int)((long long)units * begin / RT_PARALLEL_ITEMS);
+	int b = 16 * (int)((long long)units * end / RT_PARALLEL_ITEMS);
+	b = b < n ? b : n;
+	if (a >= b)
+		return;
+	if (j->rows)
+		rt_layout_transpose(b - a, j->c, j->x + (size_t)a * j->ldx, j->ldx, j->y + a, j->ldy);
+	else
+		rt_layout_transpose(j->r, b - a, j->x + a, j->ldx, j->y + (size_t)a * j->ldy, j->ldy);
+}
+
+RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y, size_t ldy)
+{
+	struct rt_lt_job_ j = {r, c, r >= c, x, ldx, y, ldy};
+	if (4.0 * r * c < RT_PARALLEL_MIN_WORK) /* a copied element counts 4 */
+		rt_layout_transpose(r, c, x, ldx, y, ldy);
+	else
+		rt_parallel(rt_lt_parts_, &j, RT_PARALLEL_ITEMS);
 }

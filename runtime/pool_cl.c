@@ -38,14 +38,16 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 }
 
 #define RT_POOL_CL_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)          \
-	static inline ATTR void rt_pool_cl_##SUF(const struct rt_pool2d *p, int avg, int nblk,    \
-	                                         int cc, const float *x, float *y)               \
+	static inline ATTR void rt_pool_cl_##SUF(const struct rt_pool2d *p, int avg, int cc,      \
+	                                         const float *x, float *y, int begin, int end)   \
 	{                                                                                         \
 		const size_t xb = (size_t)p->H * p->W * cc, yb = (size_t)p->oH * p->oW * cc;      \
-		for (size_t b = 0; b < (size_t)p->N * nblk; b++) {                                \
+		for (int k = begin; k < end; k++) {                                               \
+			const size_t b = (size_t)(k / p->oH);                                     \
 			const float *xp = x + b * xb; /* [H][W][cc] */                            \
 			float *yp = y + b * yb;       /* [oH][oW][cc] */                          \
-			for (int i = 0; i < p->oH; i++) {                                         \
+			{                                                                         \
+				const int i = k % p->oH;                                          \
 				int u0, u1, ph;                                                   \
 				rt_pool_cl_taps(i, p->sH, p->padT, p->padB, p->dH, p->kH, p->H,  \
 				                &u0, &u1, &ph);                                   \
@@ -104,6 +106,35 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 
 RT_SIMD_EACH(RT_POOL_CL_)
 
+struct rt_pool_cl_job_ {
+	const struct rt_pool2d *p;
+	int isa, avg, cc;
+	const float *x;
+	float *y;
+};
+
+/* Items [begin, end): item k is output row k % oH of block k / oH. */
+static void rt_pool_cl_items_(void *ctx, int begin, int end)
+{
+	const struct rt_pool_cl_job_ *j = ctx;
+	switch (j->isa) {
+#if RT_SIMD_HAVE_AVX512
+	case RT_SGEMM_ISA_AVX512: rt_pool_cl_avx512(j->p, j->avg, j->cc, j->x, j->y, begin, end); break;
+#endif
+#if RT_SIMD_HAVE_AVX2
+	case RT_SGEMM_ISA_AVX2: rt_pool_cl_avx2(j->p, j->avg, j->cc, j->x, j->y, begin, end); break;
+#endif
+#if RT_SIMD_HAVE_NEON
+	case RT_SGEMM_ISA_NEON: rt_pool_cl_neon(j->p, j->avg, j->cc, j->x, j->y, begin, end); break;
+#endif
+	default:
+#if RT_SIMD_HAVE_C
+		rt_pool_cl_c(j->p, j->avg, j->cc, j->x, j->y, begin, end);
+#endif
+		break;
+	}
+}
+
 RT_FN void rt_pool2d_cl(const struct rt_pool2d *p,
                         int isa,    /* RT_SGEMM_ISA_* to run (generated code: its own) */
                         int block,  /* layout of x and y: 0 HWC, 8 CHW8c, 16 CHW16c */
@@ -112,20 +143,12 @@ RT_FN void rt_pool2d_cl(const struct rt_pool2d *p,
                         float *y)       /* out: [N] images [oH][oW][C] or [C/b][oH][oW][b] */
 {
 	const int nblk = block ? (p->C + block - 1) / block : 1, cc = block ? block : p->C;
-	switch (rt_simd_isa(isa, cc)) {
-#if RT_SIMD_HAVE_AVX512
-	case RT_SGEMM_ISA_AVX512: rt_pool_cl_avx512(p, avg, nblk, cc, x, y); break;
-#endif
-#if RT_SIMD_HAVE_AVX2
-	case RT_SGEMM_ISA_AVX2: rt_pool_cl_avx2(p, avg, nblk, cc, x, y); break;
-#endif
-#if RT_SIMD_HAVE_NEON
-	case RT_SGEMM_ISA_NEON: rt_pool_cl_neon(p, avg, nblk, cc, x, y); break;
-#endif
-	default:
-#if RT_SIMD_HAVE_C
-		rt_pool_cl_c(p, avg, nblk, cc, x, y);
-#endif
-		break;
-	}
+	struct rt_pool_cl_job_ j = {p, rt_simd_isa(isa, cc), avg, cc, x, y};
+	const int items = p->N * nblk * p->oH;
+	/* threads take whole output rows of a block: the same arithmetic for
+	 * every element whoever computes it */
+	if (4.0 * p->N * nblk * cc * p->oH * p->oW * p->kH * p->kW < RT_PARALLEL_MIN_WORK)
+		rt_pool_cl_items_(&j, 0, items);
+	else
+		rt_parallel(rt_pool_cl_items_, &j, items);
 }

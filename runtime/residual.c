@@ -27,27 +27,54 @@ static inline void rt_residual_run_(int act, float alpha, float beta, size_t n, 
 	}
 }
 
-RT_FN void rt_conv_residual(int N, int M, int HW, int block, int act, float alpha, float beta,
-                            const float *r, /* like y */
-                            float *y)       /* in and out: N images of M x HW */
+struct rt_residual_job_ {
+	int N, M, HW, block, act;
+	float alpha, beta;
+	const float *r;
+	float *y;
+};
+
+/* Items [begin, end): dense layouts are cut into RT_PARALLEL_ITEMS parts of
+ * the elements, blocked ones into their N * ceil(M/x) blocks. */
+static void rt_residual_items_(void *ctx, int begin, int end)
 {
+	const struct rt_residual_job_ *j = ctx;
+	const int M = j->M, HW = j->HW, block = j->block;
 	if (block == 0) {
-		rt_residual_run_(act, alpha, beta, (size_t)N * M * HW, r, y);
+		const size_t n = (size_t)j->N * M * HW;
+		const size_t e0 = n * (size_t)begin / RT_PARALLEL_ITEMS;
+		const size_t e1 = n * (size_t)end / RT_PARALLEL_ITEMS;
+		rt_residual_run_(j->act, j->alpha, j->beta, e1 - e0, j->r + e0, j->y + e0);
 		return;
 	}
-	int nb = (M + block - 1) / block;
-	for (int b = 0; b < N * nb; b++) {
+	const int nb = (M + block - 1) / block;
+	for (int b = begin; b < end; b++) {
 		int valid = M - b % nb * block < block ? M - b % nb * block : block;
-		float *yb = y + (size_t)b * HW * block;
-		const float *rb = r + (size_t)b * HW * block;
+		float *yb = j->y + (size_t)b * HW * block;
+		const float *rb = j->r + (size_t)b * HW * block;
 		if (valid == block) { /* a whole block is contiguous */
-			rt_residual_run_(act, alpha, beta, (size_t)HW * block, rb, yb);
+			rt_residual_run_(j->act, j->alpha, j->beta, (size_t)HW * block, rb, yb);
 			continue;
 		}
 		for (size_t i = 0; i < (size_t)HW; i++)
 			for (int l = 0; l < valid; l++) {
 				size_t k = i * block + l;
-				yb[k] = rt_act_apply(act, alpha, beta, yb[k] + rb[k]);
+				yb[k] = rt_act_apply(j->act, j->alpha, j->beta, yb[k] + rb[k]);
 			}
 	}
+}
+
+/* Threads take parts of the elements (rt_parallel); each element gets the
+ * same arithmetic whoever computes it. An element counts as 4 units of
+ * RT_PARALLEL_MIN_WORK (two loads, an add, a store, against one FMA). */
+RT_FN void rt_conv_residual(int N, int M, int HW, int block, int act, float alpha, float beta,
+                            const float *r, /* like y */
+                            float *y)       /* in and out: N images of M x HW */
+{
+	struct rt_residual_job_ j = {N, M, HW, block, act, alpha, beta, r, y};
+	const int items = block ? N * ((M + block - 1) / block) : RT_PARALLEL_ITEMS;
+	if (4.0 * N * M * HW < RT_PARALLEL_MIN_WORK)
+		rt_residual_items_(&j, 0, items);
+	else
+		rt_parallel(rt_residual_items_, &j, items);
 }

@@ -29,11 +29,27 @@
  * which keeps a static inline only where copied text calls it, leaves the
  * serial version out of models that do not use it.) */
 typedef void (*rt_range_fn)(void *ctx, int begin, int end);
-/* Kernels with fewer multiply-adds than this stay on one thread (a dispatch
- * costs about a microsecond); the tests set it to 0 to split everything. */
+/* Kernels with less work than this (multiply-adds; for pools and copies,
+ * elements times window taps) run inline on the calling thread, so a tiny
+ * network pays no fork/join per layer and runs at 2 threads as at 1. A
+ * dispatch costs the caller a few microseconds (publishing the job, the
+ * workers claiming chunks on shared counters, the join), so a layer must
+ * run tens of microseconds to gain from a split. Measured on the quiet
+ * 2-core AVX-512 Xeon with 64 Ki here: DS-CNN (layers of 0.1-0.5 M
+ * multiply-adds, 5-20 us each, every one split) took 103 us a call at 2
+ * threads against 73 us at 1; 1 Mi (about 25 us of a vectorised
+ * convolution) keeps every DS-CNN and most MobileNetV1-0.25 layers on one
+ * thread and splits every layer that matters in the torchvision networks.
+ * Kernels slower per unit than a dense convolution (depthwise, pools,
+ * copies) count 4 units per multiply-add or element.
+ * The tests set it to 0 to split everything. */
 #ifndef RT_PARALLEL_MIN_WORK
-#define RT_PARALLEL_MIN_WORK 65536
+#define RT_PARALLEL_MIN_WORK 1048576
 #endif
+/* Items a kernel whose natural pieces are few (a layer with one or two
+ * vectors of output channels) cuts its work into, so that 2..4 threads
+ * get even shares; a constant, so the cut never depends on the count. */
+#define RT_PARALLEL_ITEMS 8
 #ifdef RT_THREADS
 /* rt_pool_parallel: declared in dnncc_rt.h for the library; generated code
  * copies thread_pool.c right after this header, before any kernel */

@@ -190,7 +190,7 @@ RT_FN void rt_sgemm(int isa, int M, int N, int K,
 			 * when A has more row panels than the block has column panels,
 			 * whole row panels of one packed block. Small blocks stay on
 			 * one thread. */
-			const int small = (double)M * nc * j.kc < 4.0 * RT_PARALLEL_MIN_WORK;
+			const int small = (double)M * nc * j.kc < RT_PARALLEL_MIN_WORK;
 			if (small) {
 				rt_sgemm_cols_(&j, 0, npanels);
 			} else if (npanels >= mpanels) {

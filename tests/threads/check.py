@@ -5,11 +5,14 @@ for every thread count.
 Models: the Fashion-MNIST sample, a fixed graph and a random graph of
 tests/random/gen.py (convolutions of many shapes, pools, Concat, Gemm
 heads), a fully-connected net at batch 4 (gemm_fc) and one at batch 64 (the
-SGEMM), and a wider CNN that is also built under the direct, im2col and
-Winograd families' strategies, so their rows run threaded. Each is compiled with
+SGEMM), a wider CNN that is also built under the direct, im2col and
+Winograd families' strategies, so their rows run threaded, and a small
+MobileNet-like net (depthwise rows, max and average pools in the blocked
+layouts, a residual Add, a 3-channel input, 16-channel convolutions split by
+rows) built for the host, for x86-64-v3 (AVX2) and for c99 (plain C). Each is compiled with
 --threads 5 and built (-O0, to keep make check cheap) with
 -DRT_PARALLEL_MIN_WORK=0, so that even the small layers split over the
-threads (the wide CNN and the FC nets also with the default threshold);
+threads (the wide and mobile CNNs and the FC nets also with the default threshold);
 tests/threads/driver.c runs it at 1, 2, 3, 4 and 5 threads
 (model_set_threads) and every output must be bitwise identical across the
 counts, and close to gen.py's float64 reference (1e-3 relative to the
@@ -98,6 +101,29 @@ def wide_cnn():
     return gen.finish(g, [t])
 
 
+def mobile_net():
+    """Depthwise rows, pools in the blocked layouts, a residual Add, a
+    3-channel input (the partial block of the CHW -> CHW16c transform) and
+    convolutions with one vector of output channels (split by rows): the
+    kernels whose rows the threads share."""
+    g = gen.Graph("mobile", gen.random.Random(11))
+    x = g.add_input([1, 3, 45, 37])
+    t = g.conv(x, 16, [3, 3], stride=[2, 2], pads=[1, 1, 1, 1])
+    t = g.unary(t, "Relu")
+    t = g.conv(t, 16, [3, 3], pads=[1, 1, 1, 1], group=16)
+    t = g.conv(t, 24, [1, 1])
+    t = g.pool(t, "MaxPool", [3, 3], [2, 2], [1, 1, 1, 1], 0)
+    r = g.conv(t, 24, [5, 5], stride=[1, 1], pads=[2, 2, 2, 2], group=24)
+    r = g.unary(r, "Relu")
+    r = g.conv(r, 24, [1, 1])
+    t = g.binary("Add", r, t, g.values[t])
+    t = g.conv(t, 40, [3, 3], stride=[2, 2], pads=[1, 1, 1, 1], group=8)
+    t = g.pool(t, "AveragePool", [3, 3], [1, 1], [1, 1, 1, 1], 0)
+    t = g.flatten(g.global_avg(t))
+    t = g.gemm(t, 10)
+    return gen.finish(g, [t])
+
+
 def cases():
     """[(name, model, inputs, outputs, strategies)]"""
     conv_strats = ["pbqp", "family:direct", "family:im2", "family:winograd"]
@@ -107,6 +133,7 @@ def cases():
                       dtype="<f4")[:784].reshape(1, 1, 28, 28)
     res.append(("sample", sample, [(sample.graph.input[0].name, img)], None, ["pbqp"]))
     res.append(("wide",) + wide_cnn() + (conv_strats,))
+    res.append(("mobile",) + mobile_net() + (["pbqp", "pbqp@x86-64-v3", "pbqp@c99"],))
     for name, m, ins, outs in gen.fixed_graphs():
         if name in ("alexnet_stem",):
             res.append((name, m, ins, outs, ["pbqp"]))
@@ -121,8 +148,9 @@ def cases():
 def build(d, model_path, strategy, threads, defines=(), cflags=("-O0",)):
     """dnncc + cc into directory d; returns the driver path or None."""
     os.makedirs(d, exist_ok=True)
+    strategy, _, target = strategy.partition("@")
     rc, out = run([dnncc, model_path, "-o", os.path.join(d, "model.c"), "--threads", str(threads),
-                   "--strategy", strategy])
+                   "--strategy", strategy] + (["--target", target] if target else []))
     if rc != 0:
         failures.append("%s: dnncc failed:\n%s" % (d, out))
         return None
@@ -174,10 +202,11 @@ def main():
         # every strategy with all layers split; the pbqp build also with the
         # default threshold (small layers on one thread, larger ones split)
         builds = [(s, ["RT_PARALLEL_MIN_WORK=0"]) for s in strategies]
-        if name in ("wide", "fc4", "fc64"):
+        if name in ("wide", "mobile", "fc4", "fc64"):
             builds.append(("pbqp", []))
         for s, defines in builds:
-            d = os.path.join(work, name, s.replace(":", "_") + ("_default" if not defines else ""))
+            d = os.path.join(work, name, s.replace(":", "_").replace("@", "_") +
+                             ("_default" if not defines else ""))
             exe = build(d, mpath, s, 5, defines=defines)
             n_builds += 1
             if not exe:
