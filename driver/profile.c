@@ -456,7 +456,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 		const struct rt_conv2d *p = &pr->scenarios[s];
 		fprintf(f,
 		        "static const struct rt_conv2d layer%d = {%d, %d, %d, %d, %d, %d, %d, %d, %d, "
-		        "%d, %d, %d, %d, %d, %d, %d, %d, %a, %a, %s};\n",
+		        "%d, %d, %d, %d, %d, %d, %d, %d, %a, %a, %s, NULL};\n",
 		        s, p->N, p->C, p->H, p->W, p->M, p->oH, p->oW, p->kH, p->kW, p->sH, p->sW,
 		        p->dH, p->dW, p->padT, p->padL, p->group, p->act, (double)p->alpha,
 		        (double)p->beta, isa_names[p->isa]);
