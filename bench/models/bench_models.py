@@ -58,7 +58,7 @@ from timing import cpu_name  # noqa: E402
 
 ENGINES = ["dnncc", "onnxruntime", "openvino", "pytorch"]
 TSV_FIELDS = ["model", "engine", "threads", "status", "median_ms", "min_ms", "max_ms",
-              "first_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
+              "first_ms", "init_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
               "build_s", "version", "load", "date", "note"]
 MATCH_TOL = 1e-4
 
@@ -310,14 +310,16 @@ def write_markdown(path, rows, header, models, cols):
               " (above 1: dnncc is faster).", ""]
     threads = sorted({t for _, t in cols})
     lines.append("| network | GFLOP | " + " | ".join(f"{e} {t}T" for e, t in cols) +
-                 " | dnncc 1T first call | " +
+                 " | dnncc 1T init | dnncc 1T first call | " +
                  " | ".join(f"best other {t}T / dnncc {t}T" for t in threads) + " |")
-    lines.append("|---" * (len(cols) + 3 + len(threads)) + "|")
+    lines.append("|---" * (len(cols) + 4 + len(threads)) + "|")
     for m in models:
         g = next((num(r, "gflop") for k, r in by.items() if k[0] == m), None)
         cells = [cell_ms(by.get((m, e, str(t)))) for e, t in cols]
         first = by.get((m, "dnncc", "1"))
-        fc = fmt(num(first, "first_ms"), ".3g") if first and first.get("status") == "ok" else "-"
+        ok1 = first and first.get("status") == "ok"
+        fc = fmt(num(first, "first_ms"), ".3g") if ok1 else "-"
+        ini = fmt(num(first, "init_ms"), ".3g") if ok1 and first.get("init_ms") not in (None, "") else "-"
         ratios = []
         for t in threads:
             d = by.get((m, "dnncc", str(t)))
@@ -327,7 +329,7 @@ def write_markdown(path, rows, header, models, cols):
                 ratios.append(f"{min(others) / num(d, 'median_ms'):.2f}x")
             else:
                 ratios.append("-")
-        lines.append(f"| {m} | {fmt(g, '.3g')} | " + " | ".join(cells) + f" | {fc} | " +
+        lines.append(f"| {m} | {fmt(g, '.3g')} | " + " | ".join(cells) + f" | {ini} | {fc} | " +
                      " | ".join(ratios) + " |")
     lines += ["", "Median process CPU time per call in ms (all of the engine's threads together:"
               " on a shared machine the fairer figure at one thread, where wall time also counts"
