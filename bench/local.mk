@@ -62,7 +62,7 @@ BENCH_STRATEGIES_FLAGS ?= --quick
 EXTRA_DIST += bench/strategies.py bench/strategies_main.c bench/plot_strategies.gp \
 	bench/check_vectorised.py bench/calibrate_nonconv.py \
 	bench/results/strategies.tsv bench/results/strategies_speedup.dat \
-	bench/results/strategies.png
+	bench/results/strategies.png bench/results/strategies.md bench/results/strategies_layers.tsv
 .PHONY: bench-strategies
 bench: bench-strategies
 bench-strategies: dnncc$(EXEEXT)
