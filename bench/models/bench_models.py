@@ -300,6 +300,16 @@ def cell_ms(r):
     return r.get("status", "-")
 
 
+def engine_table(by, models, cols, cell):
+    """A markdown table, a row per network and a column per (engine, threads),
+    each cell cell(row of models.tsv or None)."""
+    lines = ["| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |",
+             "|---" * (len(cols) + 1) + "|"]
+    for m in models:
+        lines.append(f"| {m} | " + " | ".join(cell(by.get((m, e, str(t)))) for e, t in cols) + " |")
+    return lines
+
+
 def write_markdown(path, rows, header, models, cols):
     by = {(r["model"], r["engine"], str(r["threads"])): r for r in rows}
     lines = ["# Whole networks: dnncc against onnxruntime, OpenVINO and PyTorch", ""]
@@ -334,15 +344,10 @@ def write_markdown(path, rows, header, models, cols):
     lines += ["", "Median process CPU time per call in ms (all of the engine's threads together:"
               " on a shared machine the fairer figure at one thread, where wall time also counts"
               " the time other jobs held the core):", ""]
-    lines.append("| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |")
-    lines.append("|---" * (len(cols) + 1) + "|")
-    for m in models:
-        cells = []
-        for e, t in cols:
-            r = by.get((m, e, str(t)))
-            c = num(r, "cpu_ms") if r and r.get("status") in ("ok", "WRONG") else None
-            cells.append(f"{c:.3g}" if c is not None else "-")
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    def cpu_cell(r):
+        c = num(r, "cpu_ms") if r and r.get("status") in ("ok", "WRONG") else None
+        return f"{c:.3g}" if c is not None else "-"
+    lines += engine_table(by, models, cols, cpu_cell)
     peak = None
     for h in header:
         if h.startswith("Measured peak: "):
@@ -351,30 +356,20 @@ def write_markdown(path, rows, header, models, cols):
               " (measured single-core peak x threads); in parentheses GFLOP over the median CPU"
               " time (all threads) over the single-core peak, what each core-second the engine"
               " used delivered, the fairer figure when the machine is shared:", ""]
-    lines.append("| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |")
-    lines.append("|---" * (len(cols) + 1) + "|")
-    for m in models:
-        cells = []
-        for e, t in cols:
-            r = by.get((m, e, str(t)))
-            f = num(r, "frac_peak") if r else None
-            c, g = (num(r, "cpu_ms"), num(r, "gflop")) if r else (None, None)
-            cell = f"{100 * f:.1f}%" if f is not None else "-"
-            if f is not None and peak and c and g:
-                cell += f" ({100 * g / (c * 1e-3) / peak:.1f}%)"
-            cells.append(cell)
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    def peak_cell(r):
+        f = num(r, "frac_peak") if r else None
+        c, g = (num(r, "cpu_ms"), num(r, "gflop")) if r else (None, None)
+        cell = f"{100 * f:.1f}%" if f is not None else "-"
+        if f is not None and peak and c and g:
+            cell += f" ({100 * g / (c * 1e-3) / peak:.1f}%)"
+        return cell
+    lines += engine_table(by, models, cols, peak_cell)
     lines += ["", "Largest |output - PyTorch's output| (relative to max |PyTorch's output| in"
               " parentheses):", ""]
-    lines.append("| network | " + " | ".join(f"{e} {t}T" for e, t in cols) + " |")
-    lines.append("|---" * (len(cols) + 1) + "|")
-    for m in models:
-        cells = []
-        for e, t in cols:
-            r = by.get((m, e, str(t)))
-            a, rel = (num(r, "max_abs_err"), num(r, "rel_err")) if r else (None, None)
-            cells.append(f"{a:.1e} ({rel:.0e})" if a is not None else "-")
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    def err_cell(r):
+        a, rel = (num(r, "max_abs_err"), num(r, "rel_err")) if r else (None, None)
+        return f"{a:.1e} ({rel:.0e})" if a is not None else "-"
+    lines += engine_table(by, models, cols, err_cell)
     notes = [r for r in rows if r.get("note") and r.get("status") != "ok"]
     if notes:
         lines += ["", "Notes:", ""]
