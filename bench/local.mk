@@ -77,6 +77,15 @@ EXTRA_DIST += bench/fusion.sh bench/time_model.c bench/results/fusion.md
 # median ms and the share of non-convolution layers.
 #   make bench-nonconv BEFORE=/path/to/old/dnncc MODELS="a.onnx b.onnx"
 EXTRA_DIST += bench/nonconv/run.sh bench/nonconv/driver.c bench/nonconv/results.md
+# bench/pools: every pooling layer of six torchvision networks in each layout,
+# against a read-input-write-output bound (bench/nonconv/pools.c says how).
+EXTRA_PROGRAMS += bench/pools
+bench_pools_SOURCES = bench/nonconv/pools.c bench/bench_util.h
+bench_pools_LDADD = libdnncc_rt.a -lm
+CLEANFILES += bench/pools$(EXEEXT)
+.PHONY: bench-pools
+bench-pools: bench/pools$(EXEEXT)
+	./bench/pools$(EXEEXT) $(BENCH_POOLS_FLAGS)
 .PHONY: bench-nonconv
 bench-nonconv: dnncc$(EXEEXT)
 	sh $(srcdir)/bench/nonconv/run.sh '$(BEFORE)' $(abs_top_builddir)/dnncc$(EXEEXT) $(MODELS)

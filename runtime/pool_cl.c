@@ -10,15 +10,29 @@
  *            zero: the max or mean of zeros)
  *   CHW16c   ceil(C/16) blocks, cc = 16
  * so a window tap is cc contiguous floats and the loop runs down the
- * channels one SIMD vector at a time (rt_simd.h), the window's bounds worked
- * out once per output pixel, the rest of cc in scalar code. Averages
- * multiply by the reciprocal of the count (within an ulp of the division). */
+ * channels one SIMD vector at a time (rt_simd.h), the rest of cc in scalar
+ * code. What makes it run near memory speed:
+ *   - the valid window rows are worked out once per output row, and the
+ *     output columns split into the border ones (taps cut by the pads or the
+ *     ceil_mode overhang, worked out per column) and the interior ones,
+ *     whose whole kW taps lie inside the input: there the window is a fixed
+ *     rectangle and the loop has no bounds tests;
+ *   - max and average are separate loops (no per-tap choice), windows 2 and
+ *     3 wide are unrolled;
+ *   - a tap's offset is a pointer step (dilation x cc floats across, dilation
+ *     x W x cc floats down), no index arithmetic per tap.
+ * Sums run in the textbook's order (rows, then taps left to right), so
+ * averages differ from it only by multiplying by the reciprocal of the count
+ * (within an ulp of the division). Threads take whole output rows of a block
+ * (rt_pool2d_cl), so every element is computed the same way for any thread
+ * count. */
 #include "runtime/rt_types.h"
 #include "runtime/rt_simd.h"
 
 /* Valid window taps of output row (or column) i: u in [*u0, *u1) with the
- * input index inside [0, n); with dilation the taps between may be any. The
- * count inside the padded input [-pad0, n + pad1) goes to *padded. */
+ * input index inside [0, n) (an interval: the index grows with u); *u0 = k,
+ * *u1 = 0 when there is none. The count inside the padded input
+ * [-pad0, n + pad1) goes to *padded. */
 static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int k, int n,
                                    int *u0, int *u1, int *padded)
 {
@@ -37,75 +51,111 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 	}
 }
 
+/* One output pixel from its window of nr rows (du floats apart) x nv taps
+ * (dv floats apart), q at its first tap: yo[c] for c < cc (OP: MAX or ADD;
+ * INIT the empty window's value; FIN the last step, a scale for averages). */
+#define RT_POOL_CL_WIN_(SUF, ATTR, V, VL, LOAD, STORE, SET1, OP, INIT, FIN, SOP, SFIN, NAME)   \
+	static inline ATTR void rt_pool_cl_##NAME##_##SUF(int cc, const float *q, int nr, size_t du, \
+	                                                  int nv, size_t dv, float scale, float *yo) \
+	{                                                                                         \
+		const V vs = SET1(scale);                                                         \
+		int c = 0;                                                                        \
+		(void)vs;                                                                         \
+		for (; c + VL <= cc; c += VL) {                                                   \
+			V acc = SET1(INIT);                                                       \
+			const float *r = q + c;                                                   \
+			if (nv == 3)                                                              \
+				for (int u = 0; u < nr; u++, r += du)                             \
+					acc = OP(OP(OP(acc, LOAD(r)), LOAD(r + dv)), LOAD(r + 2 * dv)); \
+			else if (nv == 2)                                                         \
+				for (int u = 0; u < nr; u++, r += du)                             \
+					acc = OP(OP(acc, LOAD(r)), LOAD(r + dv));                 \
+			else                                                                      \
+				for (int u = 0; u < nr; u++, r += du)                             \
+					for (int v = 0; v < nv; v++)                              \
+						acc = OP(acc, LOAD(r + v * dv));                  \
+			STORE(yo + c, FIN(acc, vs));                                              \
+		}                                                                                 \
+		for (; c < cc; c++) {                                                             \
+			float acc = INIT;                                                         \
+			const float *r = q + c;                                                   \
+			for (int u = 0; u < nr; u++, r += du)                                     \
+				for (int v = 0; v < nv; v++)                                      \
+					acc = SOP(acc, r[v * dv]);                                \
+			yo[c] = SFIN(acc, scale);                                                 \
+		}                                                                                 \
+	}
+#define RT_POOL_CL_KEEP_(a, s) (a)
+#define RT_POOL_CL_SMAX_(a, t) ((t) > (a) ? (t) : (a))
+#define RT_POOL_CL_SADD_(a, t) ((a) + (t))
+#define RT_POOL_CL_SMUL_(a, s) ((a) * (s))
+
+/* Items [begin, end) of rt_pool2d_cl: item k is output row k % oH of block
+ * k / oH (all images' blocks in a row). */
 #define RT_POOL_CL_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)          \
+	RT_POOL_CL_WIN_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX, -INFINITY, RT_POOL_CL_KEEP_,   \
+	                RT_POOL_CL_SMAX_, RT_POOL_CL_KEEP_, max)                                 \
+	RT_POOL_CL_WIN_(SUF, ATTR, V, VL, LOAD, STORE, SET1, ADD, 0.0f, MUL, RT_POOL_CL_SADD_,   \
+	                RT_POOL_CL_SMUL_, avg)                                                   \
 	static inline ATTR void rt_pool_cl_##SUF(const struct rt_pool2d *p, int avg, int cc,      \
 	                                         const float *x, float *y, int begin, int end)   \
 	{                                                                                         \
 		const size_t xb = (size_t)p->H * p->W * cc, yb = (size_t)p->oH * p->oW * cc;      \
+		const size_t dv = (size_t)p->dW * cc, du = (size_t)p->dH * p->W * cc;             \
+		int jl, jr;                                                                       \
+		rt_pool_cl_interior(p, &jl, &jr);                                                 \
 		for (int k = begin; k < end; k++) {                                               \
 			const size_t b = (size_t)(k / p->oH);                                     \
+			const int i = k % p->oH;                                                  \
 			const float *xp = x + b * xb; /* [H][W][cc] */                            \
-			float *yp = y + b * yb;       /* [oH][oW][cc] */                          \
-			{                                                                         \
-				const int i = k % p->oH;                                          \
-				int u0, u1, ph;                                                   \
-				rt_pool_cl_taps(i, p->sH, p->padT, p->padB, p->dH, p->kH, p->H,  \
-				                &u0, &u1, &ph);                                   \
-				for (int j = 0; j < p->oW; j++) {                                 \
-					int v0, v1, pw;                                           \
+			float *yo = y + b * yb + (size_t)i * p->oW * cc; /* [oW][cc] */           \
+			int u0, u1, ph;                                                           \
+			rt_pool_cl_taps(i, p->sH, p->padT, p->padB, p->dH, p->kH, p->H, &u0, &u1, &ph); \
+			const int nr = u1 > u0 ? u1 - u0 : 0;                                     \
+			/* [W][cc]: the first valid window row */                                 \
+			const float *xr = nr ? xp + (size_t)(i * p->sH - p->padT + u0 * p->dH) * p->W * cc \
+			                     : xp;                                                \
+			const float inner = p->count_include_pad ? (float)(ph * p->kW) : (float)(nr * p->kW); \
+			const float inner_scale = inner > 0 ? 1.0f / inner : 0.0f;                \
+			for (int j = 0; j < p->oW; j++, yo += cc) {                               \
+				int v0 = 0, v1 = p->kW, pw = p->kW;                               \
+				float scale = inner_scale;                                        \
+				if (j < jl || j >= jr) {                                          \
 					rt_pool_cl_taps(j, p->sW, p->padL, p->padR, p->dW, p->kW, \
 					                p->W, &v0, &v1, &pw);                     \
-					int count = 0;                                            \
-					for (int u = u0; u < u1; u++)                             \
-						for (int v = v0; v < v1; v++) {                   \
-							const int ih = i * p->sH - p->padT + u * p->dH; \
-							const int iw = j * p->sW - p->padL + v * p->dW; \
-							count += ih >= 0 && ih < p->H && iw >= 0 && iw < p->W; \
-						}                                                 \
-					if (p->count_include_pad)                                 \
-						count = ph * pw;                                  \
-					const float scale = count > 0 ? 1.0f / (float)count : 0.0f; \
-					float *yo = yp + ((size_t)i * p->oW + j) * cc;            \
-					int c = 0;                                                \
-					for (; c + VL <= cc; c += VL) {                           \
-						V acc = avg ? ZERO : SET1(-INFINITY);             \
-						for (int u = u0; u < u1; u++) {                   \
-							const int ih = i * p->sH - p->padT + u * p->dH; \
-							if (ih < 0 || ih >= p->H)                 \
-								continue;                         \
-							for (int v = v0; v < v1; v++) {           \
-								const int iw = j * p->sW - p->padL + v * p->dW; \
-								if (iw < 0 || iw >= p->W)         \
-									continue;                 \
-								const V t = LOAD(xp + ((size_t)ih * p->W + iw) * cc + c); \
-								acc = avg ? ADD(acc, t) : MAX(acc, t); \
-							}                                         \
-						}                                                 \
-						STORE(yo + c, avg ? MUL(acc, SET1(scale)) : acc); \
-					}                                                         \
-					for (; c < cc; c++) {                                     \
-						float acc = avg ? 0.0f : -INFINITY;               \
-						for (int u = u0; u < u1; u++) {                   \
-							const int ih = i * p->sH - p->padT + u * p->dH; \
-							if (ih < 0 || ih >= p->H)                 \
-								continue;                         \
-							for (int v = v0; v < v1; v++) {           \
-								const int iw = j * p->sW - p->padL + v * p->dW; \
-								if (iw < 0 || iw >= p->W)         \
-									continue;                 \
-								const float t = xp[((size_t)ih * p->W + iw) * cc + c]; \
-								acc = avg ? acc + t : (t > acc ? t : acc); \
-							}                                         \
-						}                                                 \
-						yo[c] = avg ? acc * scale : acc;                  \
-					}                                                         \
+					if (v1 < v0)                                              \
+						v1 = v0;                                          \
+					const int count = p->count_include_pad ? ph * pw : nr * (v1 - v0); \
+					scale = count > 0 ? 1.0f / (float)count : 0.0f;           \
 				}                                                                 \
+				const int nv = v1 - v0;                                           \
+				const float *q = xr;                                              \
+				if (nr && nv)                                                     \
+					q += (size_t)(j * p->sW - p->padL + v0 * p->dW) * cc;     \
+				if (avg)                                                          \
+					rt_pool_cl_avg_##SUF(cc, q, nv ? nr : 0, du, nv, dv, scale, yo); \
+				else                                                              \
+					rt_pool_cl_max_##SUF(cc, q, nv ? nr : 0, du, nv, dv, scale, yo); \
 			}                                                                         \
 		}                                                                                 \
 	}
 
-RT_SIMD_EACH(RT_POOL_CL_)
+/* Interior output columns [*jl, *jr): every tap j*sW - padL + v*dW, v < kW,
+ * inside [0, W) (*jl = *jr when there is none). */
+static inline void rt_pool_cl_interior(const struct rt_pool2d *p, int *jl, int *jr)
+{
+	const int last = p->W - 1 + p->padL - (p->kW - 1) * p->dW; /* j * sW <= last */
+	*jl = (p->padL + p->sW - 1) / p->sW;
+	*jr = last < 0 ? 0 : last / p->sW + 1;
+	if (*jl > p->oW)
+		*jl = p->oW;
+	if (*jr > p->oW)
+		*jr = p->oW;
+	if (*jr < *jl)
+		*jr = *jl;
+}
 
+RT_SIMD_EACH(RT_POOL_CL_)
 struct rt_pool_cl_job_ {
 	const struct rt_pool2d *p;
 	int isa, avg, cc;
