@@ -118,6 +118,37 @@ static void random_pool(struct rt_pool2d *p)
 	p->count_include_pad = rnd(0, 1);
 }
 
+/* One pooling layer x in CHW, both ops, every layout: against the textbook
+ * kernels, padding channels kept zero. */
+static void check_pool(int isa, const struct rt_pool2d *pp, const float *x)
+{
+	const struct rt_pool2d p = *pp;
+	size_t ny = (size_t)p.N * p.C * p.oH * p.oW;
+	float *ref = malloc(ny * sizeof *ref), *y = malloc(ny * sizeof *y);
+	float *xl = malloc((size_t)p.N * lsize(16, p.C, p.H * p.W) * sizeof *xl);
+	float *yl = malloc((size_t)p.N * lsize(16, p.C, p.oH * p.oW) * sizeof *yl);
+	for (int avg = 0; avg < 2; avg++) {
+		(avg ? rt_avgpool2d : rt_maxpool2d)(&p, x, ref);
+		for (int b = 0; b < 3; b++) {
+			to_layout(blocks[b], p.N, p.C, p.H * p.W, x, xl);
+			memset(yl, 0x7f, (size_t)p.N * lsize(blocks[b], p.C, p.oH * p.oW) * sizeof *yl);
+			rt_pool2d_cl(&p, isa, blocks[b], avg, xl, yl);
+			int bad = from_layout(blocks[b], p.N, p.C, p.oH * p.oW, yl, y);
+			size_t at;
+			double e = worst(y, ref, ny, &at);
+			cr_assert(!bad && e <= 1e-5,
+			          "%s [%s] block %d: N %d C %d H %d W %d k %dx%d s %d,%d d %d,%d "
+			          "pads %d,%d,%d,%d -> %dx%d cip %d: %s rel err %.3g at %zu "
+			          "(got %g, want %g)",
+			          avg ? "AveragePool" : "MaxPool", rt_sgemm_isa_name(isa), blocks[b], p.N,
+			          p.C, p.H, p.W, p.kH, p.kW, p.sH, p.sW, p.dH, p.dW, p.padT, p.padL,
+			          p.padB, p.padR, p.oH, p.oW, p.count_include_pad,
+			          bad ? "padding channels not zero;" : "", e, at, y[at], ref[at]);
+		}
+	}
+	free(ref), free(y), free(xl), free(yl);
+}
+
 static void pool_case(int isa, int n_shapes)
 {
 	if (!rt_sgemm_isa_supported(isa))
@@ -126,33 +157,100 @@ static void pool_case(int isa, int n_shapes)
 	for (int t = 0; t < n_shapes; t++) {
 		struct rt_pool2d p;
 		random_pool(&p);
-		size_t nx = (size_t)p.N * p.C * p.H * p.W, ny = (size_t)p.N * p.C * p.oH * p.oW;
-		float *x = malloc(nx * sizeof *x), *ref = malloc(ny * sizeof *ref);
-		float *xl = malloc((size_t)p.N * lsize(16, p.C, p.H * p.W) * sizeof *xl);
-		float *yl = malloc((size_t)p.N * lsize(16, p.C, p.oH * p.oW) * sizeof *yl);
-		float *y = malloc(ny * sizeof *y);
+		size_t nx = (size_t)p.N * p.C * p.H * p.W;
+		float *x = malloc(nx * sizeof *x);
 		for (size_t i = 0; i < nx; i++)
 			x[i] = rndf();
-		for (int avg = 0; avg < 2; avg++) {
-			(avg ? rt_avgpool2d : rt_maxpool2d)(&p, x, ref);
-			for (int b = 0; b < 3; b++) {
-				to_layout(blocks[b], p.N, p.C, p.H * p.W, x, xl);
-				memset(yl, 0x7f, (size_t)p.N * lsize(blocks[b], p.C, p.oH * p.oW) * sizeof *yl);
-				rt_pool2d_cl(&p, isa, blocks[b], avg, xl, yl);
-				int bad = from_layout(blocks[b], p.N, p.C, p.oH * p.oW, yl, y);
-				size_t at;
-				double e = worst(y, ref, ny, &at);
-				cr_assert(!bad && e <= 1e-5,
-				          "%s [%s] block %d: N %d C %d H %d W %d k %dx%d s %d,%d d %d,%d "
-				          "pads %d,%d,%d,%d -> %dx%d cip %d: %s rel err %.3g at %zu "
-				          "(got %g, want %g)",
-				          avg ? "AveragePool" : "MaxPool", rt_sgemm_isa_name(isa), blocks[b],
-				          p.N, p.C, p.H, p.W, p.kH, p.kW, p.sH, p.sW, p.dH, p.dW, p.padT,
-				          p.padL, p.padB, p.padR, p.oH, p.oW, p.count_include_pad,
-				          bad ? "padding channels not zero;" : "", e, at, y[at], ref[at]);
+		check_pool(isa, &p, x);
+		free(x);
+	}
+}
+
+/* Square kernel k, stride s, pad on every side, ceil_mode, as ONNX sizes
+ * the output (the last window starts inside the input or the left pad). */
+static struct rt_pool2d square_pool(int N, int C, int H, int W, int k, int s, int pad,
+                                    int ceil_mode, int cip)
+{
+	struct rt_pool2d p;
+	memset(&p, 0, sizeof p);
+	p.N = N, p.C = C, p.H = H, p.W = W, p.kH = p.kW = k, p.sH = p.sW = s, p.dH = p.dW = 1;
+	p.padT = p.padL = p.padB = p.padR = pad;
+	int nh = H + 2 * pad - k, nw = W + 2 * pad - k;
+	p.oH = (ceil_mode ? (nh + s - 1) / s : nh / s) + 1;
+	p.oW = (ceil_mode ? (nw + s - 1) / s : nw / s) + 1;
+	if ((p.oH - 1) * s >= H + pad)
+		p.oH--;
+	if ((p.oW - 1) * s >= W + pad)
+		p.oW--;
+	p.count_include_pad = cip;
+	return p;
+}
+
+/* Every kernel 2, 3, 5 x stride 1, 2, 3 x pad below the kernel x ceil_mode
+ * on odd and even sizes, channels not a multiple of 8 or 16 and multiples:
+ * the interior/border split, the unrolled and the separable windows. */
+static void pool_sweep(int isa)
+{
+	static const int ks[] = {2, 3, 5}, cs[] = {5, 16, 24, 35}, hw[][2] = {{7, 9}, {12, 13}};
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	rng = 31337u + (unsigned)isa;
+	float *x = malloc((size_t)35 * 13 * 13 * sizeof *x);
+	for (int i = 0; i < 35 * 13 * 13; i++)
+		x[i] = rndf();
+	for (int ki = 0; ki < 3; ki++)
+		for (int s = 1; s <= 3; s++)
+			for (int pad = 0; pad < ks[ki] && pad <= 2; pad++)
+				for (int cm = 0; cm < 2; cm++)
+					for (int h = 0; h < 2; h++)
+						for (int ci = 0; ci < 4; ci++) {
+							struct rt_pool2d p =
+								square_pool(1, cs[ci], hw[h][0], hw[h][1], ks[ki],
+								            s, pad, cm, (ci + cm + s) % 2);
+							check_pool(isa, &p, x);
+						}
+	free(x);
+}
+
+/* The pooling layers of GoogLeNet, SqueezeNet 1.1, ResNet and VGG-16 (channels
+ * cut to keep the test short where the count does not change the loops),
+ * at one thread and at two: outputs bitwise identical. */
+static void pool_networks(int isa)
+{
+	static const int L[][7] = {
+		/* C, H, W, k, s, pad, ceil_mode */
+		{64, 112, 112, 3, 2, 0, 1}, /* GoogLeNet maxpool1 */
+		{48, 28, 28, 3, 1, 1, 1},   /* inception branch pool */
+		{40, 14, 14, 2, 2, 0, 1},   /* maxpool4 */
+		{24, 111, 111, 3, 2, 0, 1}, /* SqueezeNet features.2 */
+		{32, 27, 27, 3, 2, 0, 1},   /* features.8 */
+		{64, 112, 112, 3, 2, 1, 0}, /* ResNet maxpool */
+		{32, 56, 56, 2, 2, 0, 0},   /* VGG-16 pool3 */
+	};
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	rng = 4711u + (unsigned)isa;
+	for (size_t l = 0; l < sizeof L / sizeof L[0]; l++) {
+		struct rt_pool2d p = square_pool(1, L[l][0], L[l][1], L[l][2], L[l][3], L[l][4],
+		                                 L[l][5], L[l][6], 0);
+		size_t nx = (size_t)p.C * p.H * p.W, ny = lsize(16, p.C, p.oH * p.oW);
+		float *x = malloc(nx * sizeof *x), *xl = malloc(lsize(16, p.C, p.H * p.W) * sizeof *xl);
+		float *y1 = malloc(ny * sizeof *y1), *y2 = malloc(ny * sizeof *y2);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = rndf();
+		check_pool(isa, &p, x);
+		for (int b = 0; b < 3; b++)
+			for (int avg = 0; avg < 2; avg++) {
+				to_layout(blocks[b], 1, p.C, p.H * p.W, x, xl);
+				rt_pool2d_cl(&p, isa, blocks[b], avg, xl, y1);
+				cr_assert(rt_pool_start(2) == 2, "2 threads did not start");
+				rt_pool2d_cl(&p, isa, blocks[b], avg, xl, y2);
+				rt_pool_stop();
+				cr_assert(!memcmp(y1, y2, lsize(blocks[b], p.C, p.oH * p.oW) * sizeof *y1),
+				          "%s [%s] block %d, layer %zu: 2 threads differ from 1",
+				          avg ? "AveragePool" : "MaxPool", rt_sgemm_isa_name(isa), blocks[b], l);
 			}
-		}
-		free(x), free(ref), free(xl), free(yl), free(y);
+		free(x), free(xl), free(y1), free(y2);
 	}
 }
 
@@ -300,6 +398,8 @@ static void chan_case(int isa)
 
 #define NONCONV_TESTS_FOR_ISA(ISA, sfx)                                   \
 	Test(nonconv, pool_##sfx) { pool_case(ISA, 150); }                \
+	Test(nonconv, pool_sweep_##sfx) { pool_sweep(ISA); }              \
+	Test(nonconv, pool_networks_##sfx) { pool_networks(ISA); }        \
 	Test(nonconv, global_pool_##sfx) { global_case(ISA, 60); }        \
 	Test(nonconv, eltwise_##sfx) { eltwise_case(ISA); }                \
 	Test(nonconv, act_##sfx) { act_case(ISA); }                       \
