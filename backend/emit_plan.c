@@ -654,7 +654,11 @@ static int plan_pool(struct plan *p, struct layer *l)
 	};
 	l->unit = avg ? RT_UNIT_AVGPOOL : RT_UNIT_MAXPOOL;
 	l->kernel = avg ? "rt_avgpool2d" : "rt_maxpool2d";
-	if ((l->block = cl_block(x)) >= 0) {
+	/* 2-D pools run pool_cl.c in every layout, CHW (or the model's NCHW) as
+	 * blocks of one channel */
+	int chw = (x->layout == LAYOUT_CHW || x->layout == LAYOUT_MODEL) && x->rank == 4;
+	l->block = chw && nsp == 2 && x->layout == y->layout ? 1 : cl_block(x);
+	if (l->block >= 0) {
 		if (x->layout != y->layout || nsp != 2) {
 			diag_error(p->d, n, "internal error: pooling from %s to %s", tensor_desc(p, x),
 			           tensor_desc(p, y));

@@ -937,7 +937,7 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		emit_close(e, ";");
 		if (l->unit == RT_UNIT_POOL_CL)
 			emit_line(e, "rt_pool2d_cl(&p, RT_SGEMM_ISA, %d, %d, x, y); /* ISA, block (0: "
-			             "HWC), average */",
+			             "HWC, 1: CHW), average */",
 			          l->block, n->op == OP_AVGPOOL);
 		else
 			emit_line(e, "%s(&p, x, y);", l->kernel);

@@ -185,13 +185,10 @@ static void add_nonconv(struct profile *pr, struct node *n, int row)
 		                "%d, %d, %d, %d, %d, %d, %d, %d};\n",
 		                p.N, p.C, p.H, p.W, p.oH, p.oW, p.kH, p.kW, p.sH, p.sW, p.dH, p.dW, p.padT,
 		                p.padL, p.padB, p.padR, p.count_include_pad);
-		if (cl)
-			snprintf(body + len, sizeof body - len,
-			         "\trt_pool2d_cl(&p, RT_SGEMM_ISA, %d, %d, x, y);\n", b, avg);
-		else
-			snprintf(body + len, sizeof body - len, "\t%s(&p, x, y);\n",
-			         avg ? "rt_avgpool2d" : "rt_maxpool2d");
-		c.unit = cl ? RT_UNIT_POOL_CL : avg ? RT_UNIT_AVGPOOL : RT_UNIT_MAXPOOL;
+		/* as the emitter: pool_cl.c in every layout (CHW: block 1) */
+		snprintf(body + len, sizeof body - len,
+		         "\trt_pool2d_cl(&p, RT_SGEMM_ISA, %d, %d, x, y);\n", cl ? b : 1, avg);
+		c.unit = RT_UNIT_POOL_CL;
 		break;
 	}
 	case NC_GPOOL: {

@@ -9,6 +9,8 @@
  *   CHW8c    ceil(C/8) blocks, cc = 8 (channels past C are zero, and stay
  *            zero: the max or mean of zeros)
  *   CHW16c   ceil(C/16) blocks, cc = 16
+ *   CHW      C blocks, cc = 1 (block 1 here): rt_pool_chw_*, below, runs
+ *            the vectors along W instead
  * so a window tap is cc contiguous floats and the loop runs down the
  * channels one SIMD vector at a time (rt_simd.h), the rest of cc in scalar
  * code. What makes it run near memory speed:
@@ -79,9 +81,13 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 		for (; c < cc; c++) {                                                             \
 			float acc = INIT;                                                         \
 			const float *r = q + c;                                                   \
-			for (int u = 0; u < nr; u++, r += du)                                     \
-				for (int v = 0; v < nv; v++)                                      \
-					acc = SOP(acc, r[v * dv]);                                \
+			if (nv == 3)                                                              \
+				for (int u = 0; u < nr; u++, r += du)                             \
+					acc = SOP(SOP(SOP(acc, r[0]), r[dv]), r[2 * dv]);         \
+			else                                                                      \
+				for (int u = 0; u < nr; u++, r += du)                             \
+					for (int v = 0; v < nv; v++)                              \
+						acc = SOP(acc, r[v * dv]);                        \
 			yo[c] = SFIN(acc, scale);                                                 \
 		}                                                                                 \
 	}
@@ -91,11 +97,145 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
  * down the nr rows serves three outputs, kept in registers as the row is
  * walked (3 loads and 4 operations per output instead of 9 and 8 for 3x3);
  * other windows run one by one. */
-#define RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, OP, FIN, NAME)                     	static inline ATTR void rt_pool_cl_##NAME##_row_##SUF(int cc, const float *q, int nr,     	                                                      size_t du, int nv, size_t dv,       	                                                      size_t step, int n, float scale,    	                                                      float *yo)                          	{                                                                                         		if (nv == 3 && nr > 0 && dv == (size_t)cc && step == (size_t)cc && cc % VL == 0) { 			const V vs = SET1(scale);                                                 			(void)vs;                                                                 			for (int c = 0; c < cc; c += VL) {                                        				const float *r = q + c;                                           				V a = LOAD(r), b = LOAD(r + cc);                                  				for (int u = 1; u < nr; u++) {                                    					a = OP(a, LOAD(r + u * du));                              					b = OP(b, LOAD(r + u * du + cc));                         				}                                                                 				r += 2 * (size_t)cc;                                              				float *o = yo + c;                                                				for (int j = 0; j < n; j++, r += cc, o += cc) {                   					V t = LOAD(r);                                            					for (int u = 1; u < nr; u++)                              						t = OP(t, LOAD(r + u * du));                      					STORE(o, FIN(OP(OP(a, b), t), vs));                       					a = b;                                                    					b = t;                                                    				}                                                                 			}                                                                         			return;                                                                   		}                                                                                 		for (int j = 0; j < n; j++)                                                       			rt_pool_cl_##NAME##_##SUF(cc, q + j * step, nr, du, nv, dv, scale,        			                          yo + (size_t)j * cc);                           	}
-#define RT_POOL_CL_KEEP_(a, s) (a)
+#define RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, OP, INIT, FIN, NAME)               \
+	static inline ATTR void rt_pool_cl_##NAME##_row_##SUF(int cc, const float *q, int nr,     \
+	                                                      size_t du, int nv, size_t dv,       \
+	                                                      size_t step, int n, float scale,    \
+	                                                      float *yo)                          \
+	{                                                                                         \
+		const V vs = SET1(scale);                                                         \
+		(void)vs;                                                                         \
+		if (nv == 3 && nr > 0 && dv == (size_t)cc && step == (size_t)cc && cc % VL == 0) { \
+			for (int c = 0; c < cc; c += VL) {                                        \
+				const float *r = q + c;                                           \
+				V a = LOAD(r), b = LOAD(r + cc);                                  \
+				for (int u = 1; u < nr; u++) {                                    \
+					a = OP(a, LOAD(r + u * du));                              \
+					b = OP(b, LOAD(r + u * du + cc));                         \
+				}                                                                 \
+				r += 2 * (size_t)cc;                                              \
+				float *o = yo + c;                                                \
+				for (int j = 0; j < n; j++, r += cc, o += cc) {                   \
+					V t = LOAD(r);                                            \
+					for (int u = 1; u < nr; u++)                              \
+						t = OP(t, LOAD(r + u * du));                      \
+					STORE(o, FIN(OP(OP(a, b), t), vs));                       \
+					a = b;                                                    \
+					b = t;                                                    \
+				}                                                                 \
+			}                                                                         \
+			return;                                                                   \
+		}                                                                                 \
+		for (int j = 0; j < n; j++)                                                       \
+			rt_pool_cl_##NAME##_##SUF(cc, q + j * step, nr, du, nv, dv, scale,        \
+			                          yo + (size_t)j * cc);                           \
+	}
+#define RT_POOL_CL_KEEP_(a, s) ((void)(s), (a))
 #define RT_POOL_CL_SMAX_(a, t) ((t) > (a) ? (t) : (a))
 #define RT_POOL_CL_SADD_(a, t) ((a) + (t))
 #define RT_POOL_CL_SMUL_(a, s) ((a) * (s))
+
+/* CHW (block 1): one output row of a channel at a time, in chunks of at most
+ * RT_POOL_CHW_BUF_ input columns. The nr valid window rows are reduced down
+ * into buf, contiguous along W, so that runs in vectors at any stride, with
+ * INIT (the empty window's value) in the columns outside [0, W); then each
+ * output reduces its kW taps across buf: in vectors of VL outputs at stride
+ * 1, scalar otherwise. Max needs nothing else (pads and the ceil_mode
+ * overhang hold -inf); averages then redo the divisor of the border columns.
+ * Sums run down, then across (not the textbook's order: within 1e-6). */
+#define RT_POOL_CHW_BUF_ 256
+#define RT_POOL_CHW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, OP, INIT, FIN, SOP, SFIN, AVG, NAME)  \
+	static inline ATTR void rt_pool_chw_##NAME##_##SUF(const struct rt_pool2d *p,             \
+	                                                   const float *x, float *y, int begin,   \
+	                                                   int end)                               \
+	{                                                                                         \
+		float buf[RT_POOL_CHW_BUF_];                                                      \
+		const int span = (p->kW - 1) * p->dW + 1;  /* input columns of one window */     \
+		const int per = (RT_POOL_CHW_BUF_ - span) / p->sW + 1; /* outputs per chunk */  \
+		const size_t du = (size_t)p->dH * p->W;                                           \
+		int jl, jr;                                                                       \
+		rt_pool_cl_interior(p, &jl, &jr);                                                 \
+		for (int k = begin; k < end; k++) {                                               \
+			const size_t b = (size_t)(k / p->oH);                                     \
+			const int i = k % p->oH;                                                  \
+			const float *xp = x + b * p->H * p->W; /* [H][W] */                       \
+			float *yo = y + (b * p->oH + i) * p->oW; /* [oW] */                       \
+			int u0, u1, ph;                                                           \
+			rt_pool_cl_taps(i, p->sH, p->padT, p->padB, p->dH, p->kH, p->H, &u0, &u1, &ph); \
+			const int nr = u1 > u0 ? u1 - u0 : 0;                                     \
+			const float *xr = nr ? xp + (size_t)(i * p->sH - p->padT + u0 * p->dH) * p->W \
+			                     : xp;                                                \
+			const float inner = p->count_include_pad ? (float)(ph * p->kW) : (float)(nr * p->kW); \
+			const float scale = inner > 0 ? 1.0f / inner : 0.0f;                      \
+			const V vs = SET1(scale);                                                 \
+			(void)vs;                                                                 \
+			for (int j0 = 0; j0 < p->oW; j0 += per) {                                 \
+				const int n = p->oW - j0 < per ? p->oW - j0 : per;                \
+				const int c0 = j0 * p->sW - p->padL; /* input column of buf[0] */ \
+				const int len = (n - 1) * p->sW + span;                           \
+				int t = 0, te = nr ? p->W - c0 : 0; /* buf[t], t < te: inside */  \
+				if (te > len)                                                     \
+					te = len;                                                 \
+				for (; t < len && (c0 + t < 0 || t >= te); t++)                   \
+					buf[t] = INIT;                                            \
+				for (; t + VL <= te; t += VL) {                                   \
+					const float *r = xr + c0 + t;                             \
+					V a = LOAD(r);                                            \
+					for (int u = 1; u < nr; u++)                              \
+						a = OP(a, LOAD(r + u * du));                      \
+					STORE(buf + t, a);                                        \
+				}                                                                 \
+				for (; t < te; t++) {                                             \
+					const float *r = xr + c0 + t;                             \
+					float a = r[0];                                           \
+					for (int u = 1; u < nr; u++)                              \
+						a = SOP(a, r[u * du]);                            \
+					buf[t] = a;                                               \
+				}                                                                 \
+				for (; t < len; t++)                                              \
+					buf[t] = INIT;                                            \
+				int j = 0;                                                        \
+				if (p->sW == 1)                                                   \
+					for (; j + VL <= n; j += VL) {                            \
+						V a = LOAD(buf + j);                              \
+						for (int v = 1; v < p->kW; v++)                   \
+							a = OP(a, LOAD(buf + j + v * p->dW));     \
+						STORE(yo + j0 + j, FIN(a, vs));                   \
+					}                                                         \
+				for (; j < n; j++) {                                              \
+					const float *r = buf + j * p->sW;                         \
+					float a = r[0];                                           \
+					for (int v = 1; v < p->kW; v++)                           \
+						a = SOP(a, r[v * p->dW]);                         \
+					float s = scale;                                          \
+					if (AVG && (j0 + j < jl || j0 + j >= jr)) {               \
+						int v0, v1, pw;                                   \
+						rt_pool_cl_taps(j0 + j, p->sW, p->padL, p->padR, p->dW, \
+						                p->kW, p->W, &v0, &v1, &pw);      \
+						const int cnt = p->count_include_pad ? ph * pw     \
+						                : v1 > v0 ? nr * (v1 - v0) : 0;   \
+						s = cnt > 0 ? 1.0f / (float)cnt : 0.0f;           \
+					}                                                         \
+					yo[j0 + j] = SFIN(a, s);                                  \
+				}                                                                 \
+				/* vectors took the border columns at the inner divisor */        \
+				for (j = 0; AVG && p->sW == 1 && j < n - n % VL; j++) {           \
+					if (j0 + j >= jl && j0 + j < jr)                          \
+						continue;                                         \
+					const float *r = buf + j;                                 \
+					float a = r[0];                                           \
+					for (int v = 1; v < p->kW; v++)                           \
+						a = SOP(a, r[v * p->dW]);                         \
+					int v0, v1, pw;                                           \
+					rt_pool_cl_taps(j0 + j, 1, p->padL, p->padR, p->dW, p->kW, p->W, \
+					                &v0, &v1, &pw);                           \
+					const int cnt = p->count_include_pad ? ph * pw                \
+					                : v1 > v0 ? nr * (v1 - v0) : 0;           \
+					yo[j0 + j] = SFIN(a, cnt > 0 ? 1.0f / (float)cnt : 0.0f); \
+				}                                                                 \
+			}                                                                         \
+		}                                                                                 \
+	}
 
 /* Items [begin, end) of rt_pool2d_cl: item k is output row k % oH of block
  * k / oH (all images' blocks in a row). */
@@ -104,8 +244,12 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 	                RT_POOL_CL_SMAX_, RT_POOL_CL_KEEP_, max)                                 \
 	RT_POOL_CL_WIN_(SUF, ATTR, V, VL, LOAD, STORE, SET1, ADD, 0.0f, MUL, RT_POOL_CL_SADD_,   \
 	                RT_POOL_CL_SMUL_, avg)                                                   \
-	RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX, RT_POOL_CL_KEEP_, max)         \
-	RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, ADD, MUL, avg)                      \
+	RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX, -INFINITY, RT_POOL_CL_KEEP_, max) \
+	RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, ADD, 0.0f, MUL, avg)                \
+	RT_POOL_CHW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX, -INFINITY, RT_POOL_CL_KEEP_,      \
+	             RT_POOL_CL_SMAX_, RT_POOL_CL_KEEP_, 0, max)                                 \
+	RT_POOL_CHW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, ADD, 0.0f, MUL, RT_POOL_CL_SADD_,      \
+	             RT_POOL_CL_SMUL_, 1, avg)                                                   \
 	static inline ATTR void rt_pool_cl_##SUF(const struct rt_pool2d *p, int avg, int cc,      \
 	                                         const float *x, float *y, int begin, int end)   \
 	{                                                                                         \
@@ -189,37 +333,47 @@ struct rt_pool_cl_job_ {
 static void rt_pool_cl_items_(void *ctx, int begin, int end)
 {
 	const struct rt_pool_cl_job_ *j = ctx;
+#define RT_POOL_CL_RUN_(SUF)                                                                    \
+	(j->cc == 1 ? (j->avg ? rt_pool_chw_avg_##SUF : rt_pool_chw_max_##SUF)(j->p, j->x, j->y,  \
+	                                                                       begin, end)        \
+	            : rt_pool_cl_##SUF(j->p, j->avg, j->cc, j->x, j->y, begin, end))
 	switch (j->isa) {
 #if RT_SIMD_HAVE_AVX512
-	case RT_SGEMM_ISA_AVX512: rt_pool_cl_avx512(j->p, j->avg, j->cc, j->x, j->y, begin, end); break;
+	case RT_SGEMM_ISA_AVX512: RT_POOL_CL_RUN_(avx512); break;
 #endif
 #if RT_SIMD_HAVE_AVX2
-	case RT_SGEMM_ISA_AVX2: rt_pool_cl_avx2(j->p, j->avg, j->cc, j->x, j->y, begin, end); break;
+	case RT_SGEMM_ISA_AVX2: RT_POOL_CL_RUN_(avx2); break;
 #endif
 #if RT_SIMD_HAVE_NEON
-	case RT_SGEMM_ISA_NEON: rt_pool_cl_neon(j->p, j->avg, j->cc, j->x, j->y, begin, end); break;
+	case RT_SGEMM_ISA_NEON: RT_POOL_CL_RUN_(neon); break;
 #endif
 	default:
 #if RT_SIMD_HAVE_C
-		rt_pool_cl_c(j->p, j->avg, j->cc, j->x, j->y, begin, end);
+		RT_POOL_CL_RUN_(c);
 #endif
 		break;
 	}
+#undef RT_POOL_CL_RUN_
 }
 
 RT_FN void rt_pool2d_cl(const struct rt_pool2d *p,
                         int isa,    /* RT_SGEMM_ISA_* to run (generated code: its own) */
-                        int block,  /* layout of x and y: 0 HWC, 8 CHW8c, 16 CHW16c */
+                        int block,  /* layout of x and y: 0 HWC, 8 CHW8c, 16 CHW16c, 1 CHW */
                         int avg,    /* 1: AveragePool; 0: MaxPool */
-                        const float *x, /* [N] images [H][W][C] or [C/b][H][W][b] */
-                        float *y)       /* out: [N] images [oH][oW][C] or [C/b][oH][oW][b] */
+                        const float *x, /* [N] images [H][W][C] or [ceil(C/b)][H][W][b] */
+                        float *y)       /* out: [N] images [oH][oW][C] or [ceil(C/b)][oH][oW][b] */
 {
 	const int nblk = block ? (p->C + block - 1) / block : 1, cc = block ? block : p->C;
-	struct rt_pool_cl_job_ j = {p, rt_simd_isa(isa, cc), avg, cc, x, y};
+	/* CHW: vectors along rows, 16 wide where rows fill two */
+	const int lanes = block == 1 ? (p->W >= 32 ? 16 : 8) : cc;
+	struct rt_pool_cl_job_ j = {p, rt_simd_isa(isa, lanes), avg, cc, x, y};
 	const int items = p->N * nblk * p->oH;
 	/* threads take whole output rows of a block: the same arithmetic for
-	 * every element whoever computes it */
-	if (4.0 * p->N * nblk * cc * p->oH * p->oW * p->kH * p->kW < RT_PARALLEL_MIN_WORK)
+	 * every element whoever computes it. The kernels run near memory speed,
+	 * about 0.1 ns per float read or written on one Xeon core (bench/pools),
+	 * some 8 multiply-adds of RT_PARALLEL_MIN_WORK's */
+	const double floats = (double)p->N * nblk * cc * ((double)p->H * p->W + (double)p->oH * p->oW);
+	if (8.0 * floats < RT_PARALLEL_MIN_WORK)
 		rt_pool_cl_items_(&j, 0, items);
 	else
 		rt_parallel(rt_pool_cl_items_, &j, items);

@@ -85,7 +85,8 @@ static double worst(const float *got, const float *want, size_t n, size_t *at)
 	return w;
 }
 
-static const int blocks[] = {0, 8, 16};
+/* 0: HWC; 8, 16: CHW8c, CHW16c; 1: CHW (pools only: blocks of one channel) */
+static const int blocks[] = {0, 8, 16, 1};
 
 static void random_pool(struct rt_pool2d *p)
 {
@@ -129,7 +130,7 @@ static void check_pool(int isa, const struct rt_pool2d *pp, const float *x)
 	float *yl = malloc((size_t)p.N * lsize(16, p.C, p.oH * p.oW) * sizeof *yl);
 	for (int avg = 0; avg < 2; avg++) {
 		(avg ? rt_avgpool2d : rt_maxpool2d)(&p, x, ref);
-		for (int b = 0; b < 3; b++) {
+		for (int b = 0; b < 4; b++) {
 			to_layout(blocks[b], p.N, p.C, p.H * p.W, x, xl);
 			memset(yl, 0x7f, (size_t)p.N * lsize(blocks[b], p.C, p.oH * p.oW) * sizeof *yl);
 			rt_pool2d_cl(&p, isa, blocks[b], avg, xl, yl);
@@ -239,7 +240,7 @@ static void pool_networks(int isa)
 		for (size_t i = 0; i < nx; i++)
 			x[i] = rndf();
 		check_pool(isa, &p, x);
-		for (int b = 0; b < 3; b++)
+		for (int b = 0; b < 4; b++)
 			for (int avg = 0; avg < 2; avg++) {
 				to_layout(blocks[b], 1, p.C, p.H * p.W, x, xl);
 				rt_pool2d_cl(&p, isa, blocks[b], avg, xl, y1);

@@ -75,7 +75,7 @@ static struct rt_pool2d params(const struct pool_layer *l)
 
 struct run {
 	const struct rt_pool2d *p;
-	int layout; /* -1: CHW textbook, 0: HWC, 8, 16: blocked; 99: memory bound */
+	int layout; /* -1: CHW textbook; 1: CHW, 0: HWC, 8, 16: blocked (pool_cl.c); 99: bound */
 	int isa, avg;
 	const float *x;
 	float *y;
@@ -165,8 +165,8 @@ int main(int argc, char **argv)
 	       rt_sgemm_isa_name(isa), threads, runs, threads > 1 ? " (process) / calls" : "");
 	printf("%-24s %-7s %10s %8s %10s %7s %10s\n", "layer", "layout", "us", "GB/s", "bound_us",
 	       "x_bound", "wall_us");
-	static const int lays[] = {99, -1, 0, 8, 16};
-	static const char *lname[] = {"bound", "chw", "hwc", "chw8c", "chw16c"};
+	static const int lays[] = {99, -1, 1, 0, 8, 16};
+	static const char *lname[] = {"bound", "chw-ref", "chw", "hwc", "chw8c", "chw16c"};
 	for (size_t li = 0; li < sizeof layers / sizeof layers[0]; li++) {
 		const struct pool_layer *l = &layers[li];
 		if (filter && !strstr(l->name, filter))
@@ -178,7 +178,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nx; i++)
 			x[i] = (float)((i * 2654435761u) % 1000) / 250.0f - 2.0f;
 		double bound = 0;
-		for (int k = 0; k < 5; k++) {
+		for (int k = 0; k < 6; k++) {
 			struct run r = {&p, lays[k], isa, l->avg, x, y, 0};
 			double wall, us = time_it(&r, runs, k ? threads : 1, &wall);
 			double gbs = 4.0 * ((double)p.C * p.H * p.W + (double)p.C * p.oH * p.oW) / us * 1e-3;
