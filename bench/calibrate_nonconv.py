@@ -71,6 +71,8 @@ def work_and_lanes(kind, layout, key, isa_vl):
     if kind == "NC_POOL":
         N, C, H, W, oH, oW, kH, kW = k[:8]
         work, cc = N * C * oH * oW * kH * kW, block(layout) or C
+        if layout == "RT_L_CHW":  # pool_cl.c runs CHW's vectors along W
+            cc = 1 << 30
     elif kind == "NC_GPOOL":
         N, C = k[0], k[1]
         H, W = k[-2], k[-1]

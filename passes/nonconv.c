@@ -224,6 +224,8 @@ double nc_model_us(const struct nc_kernel *k, struct node *n, int isa)
 		if (nc_pool_params(n, &p))
 			return INFINITY;
 		work = (double)ir_numel(y) * p.kH * p.kW;
+		if (k->layout == RT_L_CHW) /* pool_cl.c runs its vectors along W */
+			cc = 1 << 30;
 		break;
 	}
 	case NC_GPOOL: work = (double)ir_numel(x); break;
