@@ -142,8 +142,9 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
  * output reduces its kW taps across buf: in vectors of VL outputs at stride
  * 1, scalar otherwise. Max needs nothing else (pads and the ceil_mode
  * overhang hold -inf); averages then redo the divisor of the border columns.
- * Sums run down, then across (not the textbook's order: within 1e-6). */
-#define RT_POOL_CHW_BUF_ 256
+ * Sums run down, then across (not the textbook's order: within 1e-6).
+ * buf is 512 bytes of stack: small enough for a Cortex-M's default 1 KiB. */
+#define RT_POOL_CHW_BUF_ 128
 #define RT_POOL_CHW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, OP, INIT, FIN, SOP, SFIN, AVG, NAME)  \
 	static inline ATTR void rt_pool_chw_##NAME##_##SUF(const struct rt_pool2d *p,             \
 	                                                   const float *x, float *y, int begin,   \

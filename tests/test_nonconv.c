@@ -215,7 +215,8 @@ static void pool_sweep(int isa)
 
 /* The pooling layers of GoogLeNet, SqueezeNet 1.1, ResNet and VGG-16 (channels
  * cut to keep the test short where the count does not change the loops),
- * at one thread and at two: outputs bitwise identical. */
+ * and rows wider than pool_cl.c's CHW buffer, at one thread and at two:
+ * outputs bitwise identical. */
 static void pool_networks(int isa)
 {
 	static const int L[][7] = {
@@ -227,6 +228,8 @@ static void pool_networks(int isa)
 		{32, 27, 27, 3, 2, 0, 1},   /* features.8 */
 		{64, 112, 112, 3, 2, 1, 0}, /* ResNet maxpool */
 		{32, 56, 56, 2, 2, 0, 0},   /* VGG-16 pool3 */
+		{8, 224, 224, 2, 2, 0, 0},  /* VGG-16 pool1: CHW rows in two chunks */
+		{9, 13, 301, 3, 1, 1, 1},   /* stride 1, three chunks */
 	};
 	if (!rt_sgemm_isa_supported(isa))
 		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
