@@ -96,7 +96,10 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
  * stride 1 (dv = step = cc) is separable: each input column's reduction
  * down the nr rows serves three outputs, kept in registers as the row is
  * walked (3 loads and 4 operations per output instead of 9 and 8 for 3x3);
- * other windows run one by one. */
+ * at stride 2 an output's last column is the next one's first (6 loads
+ * instead of 9). Wide channel counts (HWC) take the row in parts whose
+ * input fits in L1, each part once per vector of channels. Other windows
+ * run one by one. */
 #define RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, OP, INIT, FIN, NAME)               \
 	static inline ATTR void rt_pool_cl_##NAME##_row_##SUF(int cc, const float *q, int nr,     \
 	                                                      size_t du, int nv, size_t dv,       \
@@ -104,24 +107,38 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 	                                                      float *yo)                          \
 	{                                                                                         \
 		const V vs = SET1(scale);                                                         \
+		const int s1 = step == (size_t)cc, s2 = step == 2 * (size_t)cc;                   \
 		(void)vs;                                                                         \
-		if (nv == 3 && nr > 0 && dv == (size_t)cc && step == (size_t)cc && cc % VL == 0) { \
-			for (int c = 0; c < cc; c += VL) {                                        \
-				const float *r = q + c;                                           \
-				V a = LOAD(r), b = LOAD(r + cc);                                  \
-				for (int u = 1; u < nr; u++) {                                    \
-					a = OP(a, LOAD(r + u * du));                              \
-					b = OP(b, LOAD(r + u * du + cc));                         \
-				}                                                                 \
-				r += 2 * (size_t)cc;                                              \
-				float *o = yo + c;                                                \
-				for (int j = 0; j < n; j++, r += cc, o += cc) {                   \
-					V t = LOAD(r);                                            \
-					for (int u = 1; u < nr; u++)                              \
-						t = OP(t, LOAD(r + u * du));                      \
-					STORE(o, FIN(OP(OP(a, b), t), vs));                       \
-					a = b;                                                    \
-					b = t;                                                    \
+		if (nv == 3 && nr > 0 && dv == (size_t)cc && (s1 || s2) && cc % VL == 0) {        \
+			/* outputs per pass over the channels: the rows they read fit in L1 */  \
+			int jb = (int)(4096 / ((size_t)nr * step));                               \
+			if (jb < 4)                                                               \
+				jb = 4;                                                           \
+			for (int j0 = 0; j0 < n; j0 += jb) {                                      \
+				const int m = n - j0 < jb ? n - j0 : jb;                          \
+				for (int c = 0; c < cc; c += VL) {                                \
+					const float *r = q + j0 * step + c;                       \
+					float *o = yo + (size_t)j0 * cc + c;                      \
+					V a = LOAD(r), b = LOAD(r + cc);                          \
+					for (int u = 1; u < nr; u++) {                            \
+						a = OP(a, LOAD(r + u * du));                      \
+						b = OP(b, LOAD(r + u * du + cc));                 \
+					}                                                         \
+					for (int j = 0; j < m; j++, r += step, o += cc) {         \
+						V t = LOAD(r + 2 * (size_t)cc);                   \
+						for (int u = 1; u < nr; u++)                      \
+							t = OP(t, LOAD(r + u * du + 2 * (size_t)cc)); \
+						STORE(o, FIN(OP(OP(a, b), t), vs));               \
+						if (s1) {                                         \
+							a = b;                                    \
+							b = t;                                    \
+						} else if (j + 1 < m) {                           \
+							a = t;                                    \
+							b = LOAD(r + 3 * (size_t)cc);             \
+							for (int u = 1; u < nr; u++)              \
+								b = OP(b, LOAD(r + u * du + 3 * (size_t)cc)); \
+						}                                                 \
+					}                                                         \
 				}                                                                 \
 			}                                                                         \
 			return;                                                                   \
