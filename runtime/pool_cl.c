@@ -1,5 +1,5 @@
-/* pool_cl.c - 2-D max and average pooling (ONNX MaxPool, AveragePool) on
- * the channel-innermost layouts: HWC and the blocked CHW8c / CHW16c.
+/* pool_cl.c - 2-D max and average pooling (ONNX MaxPool, AveragePool) in
+ * every layout: HWC, the blocked CHW8c / CHW16c, and CHW.
  *
  * Textbook form: rt_maxpool2d (maxpool.c) and rt_avgpool2d (avgpool.c) on
  * CHW; the window, its pads, dilation, the ceil_mode overhang and the
@@ -20,12 +20,14 @@
  *     whose whole kW taps lie inside the input: there the window is a fixed
  *     rectangle and the loop has no bounds tests;
  *   - max and average are separate loops (no per-tap choice), windows 2 and
- *     3 wide are unrolled;
+ *     3 wide are unrolled, and 3-wide windows at stride 1 or 2 are
+ *     separable (rt_pool_cl_*_row_*);
  *   - a tap's offset is a pointer step (dilation x cc floats across, dilation
  *     x W x cc floats down), no index arithmetic per tap.
- * Sums run in the textbook's order (rows, then taps left to right), so
- * averages differ from it only by multiplying by the reciprocal of the count
- * (within an ulp of the division). Threads take whole output rows of a block
+ * Averages multiply by the reciprocal of the count; the separable paths and
+ * CHW sum down the columns first, others in the textbook's order, so
+ * results differ from it by rounding only (within 1e-6 relative). Threads
+ * take whole output rows of a block
  * (rt_pool2d_cl), so every element is computed the same way for any thread
  * count. */
 #include "runtime/rt_types.h"
