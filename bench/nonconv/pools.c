@@ -14,7 +14,9 @@
  * they fit, as a pool's input does right after the layer that wrote it.
  * Columns: layer, layout, µs, GB/s of (input + output bytes), the bound's µs,
  * and the ratio of the two. */
+#ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200112L
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
