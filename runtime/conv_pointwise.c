@@ -10,8 +10,10 @@
  * every input channel c it loads the 2 weight vectors w[m..m+2VL)[c] once and
  * broadcasts each pixel's x[c] once: 2 + nr loads per 2 * nr FMAs. The whole
  * sum over C stays in the registers, so every output is stored once, with
- * bias, ReLU or Clip applied on the way out (the other activations after
- * the store, in scalar code).
+ * bias, the fused residual (p->res: ResNet's Add, passes/fuse.c) and ReLU or
+ * Clip applied on the way out (the other activations, and the lanes of a
+ * partial vector, in scalar code): bit for bit the conv followed by
+ * runtime/residual.c, without the second pass over the output.
  *
  * Rows (variant):
  *   16  conv_pointwise_chw16c   x [C/16][H][W][16] -> y [M/16][oH][oW][16]
@@ -75,17 +77,20 @@ struct rt_pw_geom_ {
 struct rt_pw_vec_ {
 	const float *w;
 	float *y;
+	const float *r; /* the fused residual at y's place (p->res, laid out like y), or NULL */
 	int valid;
 };
 
-/* Stores one vector of the tile: all VL lanes, or for HWC only the valid
- * ones; lanes past the real channels are zeroed in blocked layouts. */
+/* Stores one vector of the tile lane by lane: y = act(t + r) with the
+ * residual r if v->r and the activation if `act`; only the valid lanes, the
+ * rest zeroed in blocked layouts and left alone in HWC. */
 static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, int vl,
                               int nr, const float *t, /* [nr][vl] the tile's values */
-                              int scalar_act)
+                              int act)
 {
 	for (int j = 0; j < nr; j++) {
 		float *yj = v->y + (size_t)j * g->ypix; /* [vl] */
+		const float *rj = v->r ? v->r + (size_t)j * g->ypix : NULL;
 		const float *tj = t + (size_t)j * vl;
 		for (int l = 0; l < vl; l++) {
 			if (l >= v->valid) {
@@ -93,10 +98,90 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 					yj[l] = 0.0f;
 				continue;
 			}
-			yj[l] = scalar_act ? rt_act_apply(g->act, g->alpha, g->beta, tj[l]) : tj[l];
+			float s = rj ? tj[l] + rj[l] : tj[l];
+			yj[l] = act ? rt_act_apply(g->act, g->alpha, g->beta, s) : s;
 		}
 	}
 }
+
+/* The store of one output channel vector of a tile, c0..c(nr-1) its nr
+ * pixels' sums (bias included): y = act(c + r). A full vector adds the
+ * residual and applies ReLU or Clip in registers, so it equals bit for bit
+ * the conv followed by runtime/residual.c's pass (the same float add, then
+ * the same max/min); a partial one (HWC tail, or the last channels of a
+ * block) and the other activations go lane by lane through rt_pw_fix_. */
+#define RT_PW_OUT_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)       \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_out_##SUF(     \
+	    int nr, const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, V c0, V c1, V c2,  \
+	    V c3, V c4, V c5, V c6, V c7, V c8, V c9, V c10, V c11)                             \
+	{                                                                                       \
+		const size_t yp = g->ypix;                                                          \
+		const int full = v->valid == VL;                                                    \
+		if (full && v->r) { /* a partial vector must not read past the residual */         \
+			const float *r = v->r;                                                          \
+			c0 = ADD(c0, LOAD(r));                                                          \
+			if (nr > 1) c1 = ADD(c1, LOAD(r + yp));                                         \
+			if (nr > 2) c2 = ADD(c2, LOAD(r + 2 * yp));                                     \
+			if (nr > 3) c3 = ADD(c3, LOAD(r + 3 * yp));                                     \
+			if (nr > 4) c4 = ADD(c4, LOAD(r + 4 * yp));                                     \
+			if (nr > 5) c5 = ADD(c5, LOAD(r + 5 * yp));                                     \
+			if (nr > 6) c6 = ADD(c6, LOAD(r + 6 * yp));                                     \
+			if (nr > 7) c7 = ADD(c7, LOAD(r + 7 * yp));                                     \
+			if (nr > 8) c8 = ADD(c8, LOAD(r + 8 * yp));                                     \
+			if (nr > 9) c9 = ADD(c9, LOAD(r + 9 * yp));                                     \
+			if (nr > 10) c10 = ADD(c10, LOAD(r + 10 * yp));                                 \
+			if (nr > 11) c11 = ADD(c11, LOAD(r + 11 * yp));                                 \
+		}                                                                                   \
+		if (full && (g->act == RT_ACT_RELU || g->act == RT_ACT_CLIP)) {                     \
+			const V lo = g->act == RT_ACT_RELU ? ZERO : SET1(g->alpha);                     \
+			c0 = MAX(c0, lo), c1 = MAX(c1, lo), c2 = MAX(c2, lo), c3 = MAX(c3, lo);         \
+			c4 = MAX(c4, lo), c5 = MAX(c5, lo), c6 = MAX(c6, lo), c7 = MAX(c7, lo);         \
+			c8 = MAX(c8, lo), c9 = MAX(c9, lo), c10 = MAX(c10, lo), c11 = MAX(c11, lo);     \
+			if (g->act == RT_ACT_CLIP) {                                                    \
+				const V hi = SET1(g->beta);                                                 \
+				c0 = MIN(c0, hi), c1 = MIN(c1, hi), c2 = MIN(c2, hi), c3 = MIN(c3, hi);     \
+				c4 = MIN(c4, hi), c5 = MIN(c5, hi), c6 = MIN(c6, hi), c7 = MIN(c7, hi);     \
+				c8 = MIN(c8, hi), c9 = MIN(c9, hi), c10 = MIN(c10, hi);                     \
+				c11 = MIN(c11, hi);                                                         \
+			}                                                                               \
+		} else if (!full || g->act != RT_ACT_NONE) {                                        \
+			float t[12 * VL]; /* the vector's values, [nr][VL] */                           \
+			STORE(t, c0);                                                                   \
+			if (nr > 1) STORE(t + VL, c1);                                                  \
+			if (nr > 2) STORE(t + 2 * VL, c2);                                              \
+			if (nr > 3) STORE(t + 3 * VL, c3);                                              \
+			if (nr > 4) STORE(t + 4 * VL, c4);                                              \
+			if (nr > 5) STORE(t + 5 * VL, c5);                                              \
+			if (nr > 6) STORE(t + 6 * VL, c6);                                              \
+			if (nr > 7) STORE(t + 7 * VL, c7);                                              \
+			if (nr > 8) STORE(t + 8 * VL, c8);                                              \
+			if (nr > 9) STORE(t + 9 * VL, c9);                                              \
+			if (nr > 10) STORE(t + 10 * VL, c10);                                           \
+			if (nr > 11) STORE(t + 11 * VL, c11);                                           \
+			if (full) { /* residual added above; the activation remains */                 \
+				struct rt_pw_vec_ u = *v;                                                   \
+				u.r = NULL;                                                                 \
+				rt_pw_fix_(g, &u, VL, nr, t, 1);                                            \
+			} else {                                                                        \
+				rt_pw_fix_(g, v, VL, nr, t, 1);                                             \
+			}                                                                               \
+			return;                                                                         \
+		}                                                                                   \
+		float *y = v->y;                                                                    \
+		STORE(y, c0);                                                                       \
+		if (nr > 1) STORE(y + yp, c1);                                                      \
+		if (nr > 2) STORE(y + 2 * yp, c2);                                                  \
+		if (nr > 3) STORE(y + 3 * yp, c3);                                                  \
+		if (nr > 4) STORE(y + 4 * yp, c4);                                                  \
+		if (nr > 5) STORE(y + 5 * yp, c5);                                                  \
+		if (nr > 6) STORE(y + 6 * yp, c6);                                                  \
+		if (nr > 7) STORE(y + 7 * yp, c7);                                                  \
+		if (nr > 8) STORE(y + 8 * yp, c8);                                                  \
+		if (nr > 9) STORE(y + 9 * yp, c9);                                                  \
+		if (nr > 10) STORE(y + 10 * yp, c10);                                               \
+		if (nr > 11) STORE(y + 11 * yp, c11);                                               \
+	}
+RT_SIMD_EACH(RT_PW_OUT_)
 
 /* The tile of nr pixels x nv vectors (both constants after inlining):
  * x is the first pixel's channel 0, xp the floats between the tile's pixels. */
@@ -181,63 +266,9 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 				}                                                                           \
 			}                                                                               \
 		}                                                                                   \
-		/* the epilogue: ReLU and Clip in vectors, the rest after the store */             \
-		if (g->act == RT_ACT_RELU || g->act == RT_ACT_CLIP) {                               \
-			const V lo = g->act == RT_ACT_RELU ? ZERO : SET1(g->alpha);                     \
-			a0 = MAX(a0, lo), a1 = MAX(a1, lo), a2 = MAX(a2, lo), a3 = MAX(a3, lo);         \
-			a4 = MAX(a4, lo), a5 = MAX(a5, lo), a6 = MAX(a6, lo), a7 = MAX(a7, lo);         \
-			a8 = MAX(a8, lo), a9 = MAX(a9, lo), a10 = MAX(a10, lo), a11 = MAX(a11, lo);     \
-			b0 = MAX(b0, lo), b1 = MAX(b1, lo), b2 = MAX(b2, lo), b3 = MAX(b3, lo);         \
-			b4 = MAX(b4, lo), b5 = MAX(b5, lo), b6 = MAX(b6, lo), b7 = MAX(b7, lo);         \
-			b8 = MAX(b8, lo), b9 = MAX(b9, lo), b10 = MAX(b10, lo), b11 = MAX(b11, lo);     \
-			if (g->act == RT_ACT_CLIP) {                                                    \
-				const V hi = SET1(g->beta);                                                 \
-				a0 = MIN(a0, hi), a1 = MIN(a1, hi), a2 = MIN(a2, hi), a3 = MIN(a3, hi);     \
-				a4 = MIN(a4, hi), a5 = MIN(a5, hi), a6 = MIN(a6, hi), a7 = MIN(a7, hi);     \
-				a8 = MIN(a8, hi), a9 = MIN(a9, hi), a10 = MIN(a10, hi);                     \
-				a11 = MIN(a11, hi);                                                         \
-				b0 = MIN(b0, hi), b1 = MIN(b1, hi), b2 = MIN(b2, hi), b3 = MIN(b3, hi);     \
-				b4 = MIN(b4, hi), b5 = MIN(b5, hi), b6 = MIN(b6, hi), b7 = MIN(b7, hi);     \
-				b8 = MIN(b8, hi), b9 = MIN(b9, hi), b10 = MIN(b10, hi);                     \
-				b11 = MIN(b11, hi);                                                         \
-			}                                                                               \
-		}                                                                                   \
-		const int scalar_act = g->act != RT_ACT_NONE && g->act != RT_ACT_RELU &&            \
-		                       g->act != RT_ACT_CLIP;                                       \
-		for (int q = 0; q < nv; q++) {                                                      \
-			const struct rt_pw_vec_ *v = q ? v1 : v0;                                       \
-			if (v->valid == VL && !scalar_act) { /* the common case: store as is */        \
-				const size_t yp = g->ypix;                                                  \
-				float *y = v->y;                                                            \
-				STORE(y, q ? b0 : a0);                                                      \
-				if (nr > 1) STORE(y + yp, q ? b1 : a1);                                     \
-				if (nr > 2) STORE(y + 2 * yp, q ? b2 : a2);                                 \
-				if (nr > 3) STORE(y + 3 * yp, q ? b3 : a3);                                 \
-				if (nr > 4) STORE(y + 4 * yp, q ? b4 : a4);                                 \
-				if (nr > 5) STORE(y + 5 * yp, q ? b5 : a5);                                 \
-				if (nr > 6) STORE(y + 6 * yp, q ? b6 : a6);                                 \
-				if (nr > 7) STORE(y + 7 * yp, q ? b7 : a7);                                 \
-				if (nr > 8) STORE(y + 8 * yp, q ? b8 : a8);                                 \
-				if (nr > 9) STORE(y + 9 * yp, q ? b9 : a9);                                 \
-				if (nr > 10) STORE(y + 10 * yp, q ? b10 : a10);                             \
-				if (nr > 11) STORE(y + 11 * yp, q ? b11 : a11);                             \
-				continue;                                                                   \
-			}                                                                               \
-			float t[12 * VL]; /* the vector's values, [nr][VL] */                           \
-			STORE(t, q ? b0 : a0);                                                          \
-			if (nr > 1) STORE(t + VL, q ? b1 : a1);                                         \
-			if (nr > 2) STORE(t + 2 * VL, q ? b2 : a2);                                     \
-			if (nr > 3) STORE(t + 3 * VL, q ? b3 : a3);                                     \
-			if (nr > 4) STORE(t + 4 * VL, q ? b4 : a4);                                     \
-			if (nr > 5) STORE(t + 5 * VL, q ? b5 : a5);                                     \
-			if (nr > 6) STORE(t + 6 * VL, q ? b6 : a6);                                     \
-			if (nr > 7) STORE(t + 7 * VL, q ? b7 : a7);                                     \
-			if (nr > 8) STORE(t + 8 * VL, q ? b8 : a8);                                     \
-			if (nr > 9) STORE(t + 9 * VL, q ? b9 : a9);                                     \
-			if (nr > 10) STORE(t + 10 * VL, q ? b10 : a10);                                 \
-			if (nr > 11) STORE(t + 11 * VL, q ? b11 : a11);                                 \
-			rt_pw_fix_(g, v, VL, nr, t, scalar_act);                                        \
-		}                                                                                   \
+		rt_pw_out_##SUF(nr, g, v0, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);          \
+		if (nv > 1)                                                                         \
+			rt_pw_out_##SUF(nr, g, v1, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11);   \
 	}
 RT_SIMD_EACH(RT_PW_TILE_)
 
@@ -307,6 +338,7 @@ struct rt_pw_job_ {
 	const struct rt_pw_geom_ *g;
 	const float *x, *w, *b; /* image n's input; packed weights; bias or NULL */
 	float *y;               /* image n's output */
+	const float *r;         /* image n's fused residual (laid out like y), or NULL */
 	int isa, vl, nr;        /* ISA, its vector length and tile width */
 	int nvec, pairs;        /* output channel vectors, pairs of them */
 	int flat;               /* stride 1: the plane is one row of oH*oW pixels */
@@ -349,8 +381,10 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 			const size_t qin = j->flat ? qout : (size_t)r * p->sH * p->W + (size_t)s0 * p->sW;
 			const float *x = j->x + qin * j->xpx;
 			const size_t xp = (j->flat ? 1 : (size_t)p->sW) * j->xpx;
-			for (int k2 = 0; k2 < 2; k2++)
+			for (int k2 = 0; k2 < 2; k2++) {
 				v[k2].y = j->y + yoff[k2] + qout * g->ypix;
+				v[k2].r = j->r ? j->r + yoff[k2] + qout * g->ypix : NULL;
+			}
 			switch (j->isa) {
 #if RT_SIMD_HAVE_AVX512
 			case RT_SGEMM_ISA_AVX512: rt_pw_run_avx512(nr, nv, g, x, xp, bias, &v[0], &v[1]); break;
@@ -376,7 +410,8 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
                              const float *w, /* packed: [ceil(M/wb)][C][wb] */
                              const float *b, /* [M] or NULL */
                              float *y,       /* out: [N] images [M/bs][oH][oW][bs], or
-                                                [oH][oW][M] (variant 0) */
+                                                [oH][oW][M] (variant 0); with p->res,
+                                                act(conv + bias + res) */
                              float *ws)      /* unused */
 {
 	const int bs = variant;
@@ -428,6 +463,7 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 	for (int n = 0; n < p->N; n++) {
 		j.x = x + n * ximg;
 		j.y = y + n * yimg;
+		j.r = p->res ? p->res + n * yimg : NULL;
 		if (work < RT_PARALLEL_MIN_WORK)
 			rt_pw_items_(&j, 0, items);
 		else
