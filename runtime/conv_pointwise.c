@@ -42,7 +42,9 @@
  * A tile's next channel block lies a whole plane further on, where the
  * hardware prefetchers do not look, so the tile prefetches its nr pixels of
  * block cb+1 while it works on block cb: without that CHW16c ran 15-25%
- * behind HWC on layers of 512-1024 channels (Xeon, AVX-512), with it level.
+ * behind HWC on layers of 512-1024 channels (Xeon, AVX-512); with it, level
+ * at up to 256 channels and 5-10% behind at 480-1024 (a tile there touches
+ * one page per channel block; TLB reach is the suspect, not measured).
  * Partial vectors use masked loads and stores where the ISA has them.
  * One source for every ISA through the SIMD layer (rt_simd.h); the ISA is
  * p->isa stepped down to AVX2 for 8-channel blocks (rt_simd_isa). */
