@@ -67,13 +67,21 @@ static int one_alternative(struct sel_alt **alts, const struct rt_prim *r, doubl
 
 /* A fused residual epilogue (fuse.c) after row r: a second pass over the
  * output (runtime/residual.c), or, in the rows that add it in their store
- * loop (rt_prim_fuses_residual), only the read of the shortcut, a third of it. */
-static double residual_us(const struct node *n, const struct rt_prim *r)
+ * loop (rt_prim_fuses_residual), only the read of the shortcut, a third of it.
+ * Except a 1x1 writing HWC: its tiles store two vectors of a pixel's M
+ * channels at a time, M floats apart, and read the shortcut the same way;
+ * measured (conv_pointwise_hwc, ResNet-50's conv3 shapes, Xeon) that costs
+ * one to two passes more than the conv alone, against a third of a pass in
+ * CHW16c, whose tiles read and write whole lines in order. */
+static double residual_us(const struct node *n, const struct rt_prim *r,
+                          const struct rt_conv2d *p)
 {
 	if (!fuse_has_residual(n))
 		return 0;
 	double pass = cost_residual_us((double)ir_numel(n->outputs[0]));
-	return rt_prim_fuses_residual(r) ? pass / 3 : pass;
+	if (!rt_prim_fuses_residual(r) || (r->out == RT_L_HWC && p->kH == 1 && p->kW == 1))
+		return pass;
+	return pass / 3;
 }
 
 int cand_alternatives(struct node *n, const struct options *opt, const char *strategy,
@@ -105,7 +113,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			           "but weights '%s' are a graph input", forced, n->inputs[1]->name);
 			return -1;
 		}
-		return one_alternative(alts, r, costs_primitive_us(opt, r, &p) + residual_us(n, r));
+		return one_alternative(alts, r, costs_primitive_us(opt, r, &p) + residual_us(n, r, &p));
 	}
 	*alts = xcalloc(rt_n_prims, sizeof **alts);
 	int k = 0;
@@ -124,7 +132,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			(*alts)[k].in = r->in;
 			(*alts)[k].out = r->out;
 			(*alts)[k].n_in = 1;
-			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p) + residual_us(n, r);
+			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p) + residual_us(n, r, &p);
 			k++;
 		}
 	}

@@ -10,8 +10,10 @@
  * every input channel c it loads the 2 weight vectors w[m..m+2VL)[c] once and
  * broadcasts each pixel's x[c] once: 2 + nr loads per 2 * nr FMAs. The whole
  * sum over C stays in the registers, so every output is stored once, with
- * bias, ReLU or Clip applied on the way out (the other activations after
- * the store, in scalar code).
+ * bias, the fused residual (p->res: ResNet's Add, passes/fuse.c) and ReLU or
+ * Clip applied on the way out (the other activations, and the lanes of a
+ * partial vector, in scalar code): bit for bit the conv followed by
+ * runtime/residual.c, without the second pass over the output.
  *
  * Rows (variant):
  *   16  conv_pointwise_chw16c   x [C/16][H][W][16] -> y [M/16][oH][oW][16]
@@ -28,7 +30,7 @@
  * tile lies within an output row and reads every sW-th input pixel directly.
  * A row of L pixels is cut into ceil(L/NR) tiles of equal width (+-1).
  *
- * Loop order: image; band of tiles (the inputs a band reads, about 256 KiB,
+ * Loop order: image; band of tiles (the inputs a band reads, about 512 KiB,
  * stay in L2); pair of output channel vectors (its weights, 2VL * C floats,
  * stay in L1/L2 across the band); tile; input channel. Threads (rt_parallel)
  * take (band, pair) items, each the sole writer of its outputs and computed
@@ -37,6 +39,13 @@
  *
  * Blocked layouts: input channels past C are zero but never read (the loop
  * runs over the C real channels); output channels past M are stored as 0.
+ * A tile's next channel block lies a whole plane further on, where the
+ * hardware prefetchers do not look, so the tile prefetches its nr pixels of
+ * block cb+1 while it works on block cb: without that CHW16c ran 15-25%
+ * behind HWC on layers of 512-1024 channels (Xeon, AVX-512); with it, level
+ * at up to 256 channels and 5-10% behind at 480-1024 (a tile there touches
+ * one page per channel block; TLB reach is the suspect, not measured).
+ * Partial vectors use masked loads and stores where the ISA has them.
  * One source for every ISA through the SIMD layer (rt_simd.h); the ISA is
  * p->isa stepped down to AVX2 for 8-channel blocks (rt_simd_isa). */
 #include "runtime/rt_types.h"
@@ -68,6 +77,34 @@ struct rt_pw_geom_ {
 #define RT_PW_ATTR_avx2 __attribute__((target("avx2,fma")))
 #define RT_PW_ATTR_neon
 #define RT_PW_ATTR_c
+/* Partial vectors (the last channels of an HWC row or of a block): whether
+ * the ISA has masked loads and stores, and them, on the first n lanes;
+ * ZMASK zeroes the other lanes. NEON and C go lane by lane (rt_pw_fix_). */
+#define RT_PW_MASKED_avx512 1
+#define RT_PW_MASKED_avx2 1
+#define RT_PW_MASKED_neon 0
+#define RT_PW_MASKED_c 0
+#define RT_PW_M16_(n) ((__mmask16)((1u << (n)) - 1u))
+#define RT_PW_MLOAD_avx512(p, n) _mm512_maskz_loadu_ps(RT_PW_M16_(n), p)
+#define RT_PW_MSTORE_avx512(p, n, v) _mm512_mask_storeu_ps(p, RT_PW_M16_(n), v)
+#define RT_PW_ZMASK_avx512(v, n) _mm512_maskz_mov_ps(RT_PW_M16_(n), v)
+#define RT_PW_M8_(n)                                                                         \
+	_mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define RT_PW_MLOAD_avx2(p, n) _mm256_maskload_ps(p, RT_PW_M8_(n))
+#define RT_PW_MSTORE_avx2(p, n, v) _mm256_maskstore_ps(p, RT_PW_M8_(n), v)
+#define RT_PW_ZMASK_avx2(v, n) _mm256_and_ps(v, _mm256_castsi256_ps(RT_PW_M8_(n)))
+#define RT_PW_MLOAD_neon(p, n) ((void)(n), vld1q_f32(p))
+#define RT_PW_MSTORE_neon(p, n, v) vst1q_f32(p, v)
+#define RT_PW_ZMASK_neon(v, n) (v)
+#define RT_PW_MLOAD_c(p, n) ((void)(n), *(p))
+#define RT_PW_MSTORE_c(p, n, v) (*(p) = (v))
+#define RT_PW_ZMASK_c(v, n) (v)
+/* Prefetch into L1 (blocked layouts: the next channel block's pixels, which
+ * lie a plane apart, where the hardware prefetchers do not look). */
+#define RT_PW_PREFETCH_avx512(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define RT_PW_PREFETCH_avx2(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define RT_PW_PREFETCH_neon(p) ((void)(p))
+#define RT_PW_PREFETCH_c(p) ((void)(p))
 
 /* One output channel vector's place: weights at w (input channel 0, then wb
  * floats per channel), outputs of the tile's first pixel at y, `valid` real
@@ -75,17 +112,20 @@ struct rt_pw_geom_ {
 struct rt_pw_vec_ {
 	const float *w;
 	float *y;
+	const float *r; /* the fused residual at y's place (p->res, laid out like y), or NULL */
 	int valid;
 };
 
-/* Stores one vector of the tile: all VL lanes, or for HWC only the valid
- * ones; lanes past the real channels are zeroed in blocked layouts. */
+/* Stores one vector of the tile lane by lane: y = act(t + r) with the
+ * residual r if v->r and the activation if `act`; only the valid lanes, the
+ * rest zeroed in blocked layouts and left alone in HWC. */
 static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, int vl,
                               int nr, const float *t, /* [nr][vl] the tile's values */
-                              int scalar_act)
+                              int act)
 {
 	for (int j = 0; j < nr; j++) {
 		float *yj = v->y + (size_t)j * g->ypix; /* [vl] */
+		const float *rj = v->r ? v->r + (size_t)j * g->ypix : NULL;
 		const float *tj = t + (size_t)j * vl;
 		for (int l = 0; l < vl; l++) {
 			if (l >= v->valid) {
@@ -93,10 +133,117 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 					yj[l] = 0.0f;
 				continue;
 			}
-			yj[l] = scalar_act ? rt_act_apply(g->act, g->alpha, g->beta, tj[l]) : tj[l];
+			float s = rj ? tj[l] + rj[l] : tj[l];
+			yj[l] = act ? rt_act_apply(g->act, g->alpha, g->beta, s) : s;
 		}
 	}
 }
+
+/* Spills c0..c(nr-1) to t [nr][VL]. */
+#define RT_PW_SPILL_(STORE, VL)                                                              \
+	do {                                                                                    \
+		STORE(t, c0);                                                                       \
+		if (nr > 1) STORE(t + VL, c1);                                                      \
+		if (nr > 2) STORE(t + 2 * VL, c2);                                                  \
+		if (nr > 3) STORE(t + 3 * VL, c3);                                                  \
+		if (nr > 4) STORE(t + 4 * VL, c4);                                                  \
+		if (nr > 5) STORE(t + 5 * VL, c5);                                                  \
+		if (nr > 6) STORE(t + 6 * VL, c6);                                                  \
+		if (nr > 7) STORE(t + 7 * VL, c7);                                                  \
+		if (nr > 8) STORE(t + 8 * VL, c8);                                                  \
+		if (nr > 9) STORE(t + 9 * VL, c9);                                                  \
+		if (nr > 10) STORE(t + 10 * VL, c10);                                               \
+		if (nr > 11) STORE(t + 11 * VL, c11);                                               \
+	} while (0)
+/* The store of one output channel vector of a tile, c0..c(nr-1) its nr
+ * pixels' sums (bias included): y = act(c + r). The residual is added and
+ * ReLU or Clip applied in registers, so the result equals bit for bit the
+ * conv followed by runtime/residual.c's pass (the same float add, then the
+ * same max/min). A partial vector (the last channels of an HWC row or of a
+ * block) reads and writes only its valid lanes with masked loads and stores
+ * (blocked layouts store the other lanes as 0); the other activations, and
+ * partial vectors on ISAs without masks, go lane by lane (rt_pw_fix_). */
+#define RT_PW_ST_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)        \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_st_##SUF(      \
+	    const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, size_t off, V c)           \
+	{                                                                                       \
+		if (v->valid == VL)                                                                 \
+			STORE(v->y + off, c);                                                           \
+		else if (g->bs)                                                                     \
+			STORE(v->y + off, RT_PW_ZMASK_##SUF(c, v->valid));                              \
+		else                                                                                \
+			RT_PW_MSTORE_##SUF(v->y + off, v->valid, c);                                    \
+	}
+RT_SIMD_EACH(RT_PW_ST_)
+/* The residual of the vector's pixel at y + off: all lanes, or the valid ones
+ * (the rest 0) with a masked load that cannot read past the tensor. */
+#define RT_PW_LD_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)        \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF V rt_pw_ld_##SUF(         \
+	    const struct rt_pw_vec_ *v, size_t off)                                             \
+	{                                                                                       \
+		return v->valid == VL ? LOAD(v->r + off) : RT_PW_MLOAD_##SUF(v->r + off, v->valid); \
+	}
+RT_SIMD_EACH(RT_PW_LD_)
+#define RT_PW_OUT_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)       \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_out_##SUF(     \
+	    int nr, const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, V c0, V c1, V c2,  \
+	    V c3, V c4, V c5, V c6, V c7, V c8, V c9, V c10, V c11)                             \
+	{                                                                                       \
+		const size_t yp = g->ypix;                                                          \
+		const int full = v->valid == VL;                                                    \
+		float t[12 * VL]; /* the vector's values, [nr][VL], for rt_pw_fix_ */               \
+		if (full || RT_PW_MASKED_##SUF) {                                                   \
+			if (v->r) {                                                                     \
+				c0 = ADD(c0, rt_pw_ld_##SUF(v, 0));                                            \
+				if (nr > 1) c1 = ADD(c1, rt_pw_ld_##SUF(v, yp));                               \
+				if (nr > 2) c2 = ADD(c2, rt_pw_ld_##SUF(v, 2 * yp));                           \
+				if (nr > 3) c3 = ADD(c3, rt_pw_ld_##SUF(v, 3 * yp));                           \
+				if (nr > 4) c4 = ADD(c4, rt_pw_ld_##SUF(v, 4 * yp));                           \
+				if (nr > 5) c5 = ADD(c5, rt_pw_ld_##SUF(v, 5 * yp));                           \
+				if (nr > 6) c6 = ADD(c6, rt_pw_ld_##SUF(v, 6 * yp));                           \
+				if (nr > 7) c7 = ADD(c7, rt_pw_ld_##SUF(v, 7 * yp));                           \
+				if (nr > 8) c8 = ADD(c8, rt_pw_ld_##SUF(v, 8 * yp));                           \
+				if (nr > 9) c9 = ADD(c9, rt_pw_ld_##SUF(v, 9 * yp));                           \
+				if (nr > 10) c10 = ADD(c10, rt_pw_ld_##SUF(v, 10 * yp));                       \
+				if (nr > 11) c11 = ADD(c11, rt_pw_ld_##SUF(v, 11 * yp));                       \
+			}                                                                               \
+			if (g->act == RT_ACT_RELU || g->act == RT_ACT_CLIP) {                           \
+				const V lo = g->act == RT_ACT_RELU ? ZERO : SET1(g->alpha);                 \
+				c0 = MAX(c0, lo), c1 = MAX(c1, lo), c2 = MAX(c2, lo), c3 = MAX(c3, lo);     \
+				c4 = MAX(c4, lo), c5 = MAX(c5, lo), c6 = MAX(c6, lo), c7 = MAX(c7, lo);     \
+				c8 = MAX(c8, lo), c9 = MAX(c9, lo), c10 = MAX(c10, lo), c11 = MAX(c11, lo); \
+				if (g->act == RT_ACT_CLIP) {                                                \
+					const V hi = SET1(g->beta);                                             \
+					c0 = MIN(c0, hi), c1 = MIN(c1, hi), c2 = MIN(c2, hi);                   \
+					c3 = MIN(c3, hi), c4 = MIN(c4, hi), c5 = MIN(c5, hi);                   \
+					c6 = MIN(c6, hi), c7 = MIN(c7, hi), c8 = MIN(c8, hi);                   \
+					c9 = MIN(c9, hi), c10 = MIN(c10, hi), c11 = MIN(c11, hi);               \
+				}                                                                           \
+			} else if (g->act != RT_ACT_NONE) {                                             \
+				struct rt_pw_vec_ u = *v; /* residual added; the activation remains */      \
+				u.r = NULL;                                                                 \
+				RT_PW_SPILL_(STORE, VL);                                                    \
+				rt_pw_fix_(g, &u, VL, nr, t, 1);                                            \
+				return;                                                                     \
+			}                                                                               \
+			rt_pw_st_##SUF(g, v, 0, c0);                                                    \
+			if (nr > 1) rt_pw_st_##SUF(g, v, yp, c1);                                       \
+			if (nr > 2) rt_pw_st_##SUF(g, v, 2 * yp, c2);                                   \
+			if (nr > 3) rt_pw_st_##SUF(g, v, 3 * yp, c3);                                   \
+			if (nr > 4) rt_pw_st_##SUF(g, v, 4 * yp, c4);                                   \
+			if (nr > 5) rt_pw_st_##SUF(g, v, 5 * yp, c5);                                   \
+			if (nr > 6) rt_pw_st_##SUF(g, v, 6 * yp, c6);                                   \
+			if (nr > 7) rt_pw_st_##SUF(g, v, 7 * yp, c7);                                   \
+			if (nr > 8) rt_pw_st_##SUF(g, v, 8 * yp, c8);                                   \
+			if (nr > 9) rt_pw_st_##SUF(g, v, 9 * yp, c9);                                   \
+			if (nr > 10) rt_pw_st_##SUF(g, v, 10 * yp, c10);                                \
+			if (nr > 11) rt_pw_st_##SUF(g, v, 11 * yp, c11);                                \
+			return;                                                                         \
+		}                                                                                   \
+		RT_PW_SPILL_(STORE, VL); /* partial, no masks: residual and activation by lane */  \
+		rt_pw_fix_(g, v, VL, nr, t, 1);                                                     \
+	}
+RT_SIMD_EACH(RT_PW_OUT_)
 
 /* The tile of nr pixels x nv vectors (both constants after inlining):
  * x is the first pixel's channel 0, xp the floats between the tile's pixels. */
@@ -117,6 +264,9 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 			const int nci = cb == g->ncb - 1 ? g->C - cb * g->nci : g->nci;                 \
 			/* pixel j = 4k + r at xk[r * xp]: few base pointers, one stride */            \
 			const float *x0 = x + cb * g->xcb, *x4 = x0 + 4 * xp, *x8 = x0 + 8 * xp;       \
+			if (cb + 1 < g->ncb) /* the next block's pixels: nr lines a block apart */     \
+				for (int j = 0; j < nr; j++)                                                \
+					RT_PW_PREFETCH_##SUF(x0 + g->xcb + j * xp);                             \
 			for (int ci = 0; ci < nci; ci++, x0++, x4++, x8++, w0 += wb, w1 += wb) {        \
 				const V wv0 = LOAD(w0);                                                     \
 				const V wv1 = nv > 1 ? LOAD(w1) : wv0;                                      \
@@ -181,63 +331,9 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 				}                                                                           \
 			}                                                                               \
 		}                                                                                   \
-		/* the epilogue: ReLU and Clip in vectors, the rest after the store */             \
-		if (g->act == RT_ACT_RELU || g->act == RT_ACT_CLIP) {                               \
-			const V lo = g->act == RT_ACT_RELU ? ZERO : SET1(g->alpha);                     \
-			a0 = MAX(a0, lo), a1 = MAX(a1, lo), a2 = MAX(a2, lo), a3 = MAX(a3, lo);         \
-			a4 = MAX(a4, lo), a5 = MAX(a5, lo), a6 = MAX(a6, lo), a7 = MAX(a7, lo);         \
-			a8 = MAX(a8, lo), a9 = MAX(a9, lo), a10 = MAX(a10, lo), a11 = MAX(a11, lo);     \
-			b0 = MAX(b0, lo), b1 = MAX(b1, lo), b2 = MAX(b2, lo), b3 = MAX(b3, lo);         \
-			b4 = MAX(b4, lo), b5 = MAX(b5, lo), b6 = MAX(b6, lo), b7 = MAX(b7, lo);         \
-			b8 = MAX(b8, lo), b9 = MAX(b9, lo), b10 = MAX(b10, lo), b11 = MAX(b11, lo);     \
-			if (g->act == RT_ACT_CLIP) {                                                    \
-				const V hi = SET1(g->beta);                                                 \
-				a0 = MIN(a0, hi), a1 = MIN(a1, hi), a2 = MIN(a2, hi), a3 = MIN(a3, hi);     \
-				a4 = MIN(a4, hi), a5 = MIN(a5, hi), a6 = MIN(a6, hi), a7 = MIN(a7, hi);     \
-				a8 = MIN(a8, hi), a9 = MIN(a9, hi), a10 = MIN(a10, hi);                     \
-				a11 = MIN(a11, hi);                                                         \
-				b0 = MIN(b0, hi), b1 = MIN(b1, hi), b2 = MIN(b2, hi), b3 = MIN(b3, hi);     \
-				b4 = MIN(b4, hi), b5 = MIN(b5, hi), b6 = MIN(b6, hi), b7 = MIN(b7, hi);     \
-				b8 = MIN(b8, hi), b9 = MIN(b9, hi), b10 = MIN(b10, hi);                     \
-				b11 = MIN(b11, hi);                                                         \
-			}                                                                               \
-		}                                                                                   \
-		const int scalar_act = g->act != RT_ACT_NONE && g->act != RT_ACT_RELU &&            \
-		                       g->act != RT_ACT_CLIP;                                       \
-		for (int q = 0; q < nv; q++) {                                                      \
-			const struct rt_pw_vec_ *v = q ? v1 : v0;                                       \
-			if (v->valid == VL && !scalar_act) { /* the common case: store as is */        \
-				const size_t yp = g->ypix;                                                  \
-				float *y = v->y;                                                            \
-				STORE(y, q ? b0 : a0);                                                      \
-				if (nr > 1) STORE(y + yp, q ? b1 : a1);                                     \
-				if (nr > 2) STORE(y + 2 * yp, q ? b2 : a2);                                 \
-				if (nr > 3) STORE(y + 3 * yp, q ? b3 : a3);                                 \
-				if (nr > 4) STORE(y + 4 * yp, q ? b4 : a4);                                 \
-				if (nr > 5) STORE(y + 5 * yp, q ? b5 : a5);                                 \
-				if (nr > 6) STORE(y + 6 * yp, q ? b6 : a6);                                 \
-				if (nr > 7) STORE(y + 7 * yp, q ? b7 : a7);                                 \
-				if (nr > 8) STORE(y + 8 * yp, q ? b8 : a8);                                 \
-				if (nr > 9) STORE(y + 9 * yp, q ? b9 : a9);                                 \
-				if (nr > 10) STORE(y + 10 * yp, q ? b10 : a10);                             \
-				if (nr > 11) STORE(y + 11 * yp, q ? b11 : a11);                             \
-				continue;                                                                   \
-			}                                                                               \
-			float t[12 * VL]; /* the vector's values, [nr][VL] */                           \
-			STORE(t, q ? b0 : a0);                                                          \
-			if (nr > 1) STORE(t + VL, q ? b1 : a1);                                         \
-			if (nr > 2) STORE(t + 2 * VL, q ? b2 : a2);                                     \
-			if (nr > 3) STORE(t + 3 * VL, q ? b3 : a3);                                     \
-			if (nr > 4) STORE(t + 4 * VL, q ? b4 : a4);                                     \
-			if (nr > 5) STORE(t + 5 * VL, q ? b5 : a5);                                     \
-			if (nr > 6) STORE(t + 6 * VL, q ? b6 : a6);                                     \
-			if (nr > 7) STORE(t + 7 * VL, q ? b7 : a7);                                     \
-			if (nr > 8) STORE(t + 8 * VL, q ? b8 : a8);                                     \
-			if (nr > 9) STORE(t + 9 * VL, q ? b9 : a9);                                     \
-			if (nr > 10) STORE(t + 10 * VL, q ? b10 : a10);                                 \
-			if (nr > 11) STORE(t + 11 * VL, q ? b11 : a11);                                 \
-			rt_pw_fix_(g, v, VL, nr, t, scalar_act);                                        \
-		}                                                                                   \
+		rt_pw_out_##SUF(nr, g, v0, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);          \
+		if (nv > 1)                                                                         \
+			rt_pw_out_##SUF(nr, g, v1, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11);   \
 	}
 RT_SIMD_EACH(RT_PW_TILE_)
 
@@ -307,6 +403,7 @@ struct rt_pw_job_ {
 	const struct rt_pw_geom_ *g;
 	const float *x, *w, *b; /* image n's input; packed weights; bias or NULL */
 	float *y;               /* image n's output */
+	const float *r;         /* image n's fused residual (laid out like y), or NULL */
 	int isa, vl, nr;        /* ISA, its vector length and tile width */
 	int nvec, pairs;        /* output channel vectors, pairs of them */
 	int flat;               /* stride 1: the plane is one row of oH*oW pixels */
@@ -349,8 +446,10 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 			const size_t qin = j->flat ? qout : (size_t)r * p->sH * p->W + (size_t)s0 * p->sW;
 			const float *x = j->x + qin * j->xpx;
 			const size_t xp = (j->flat ? 1 : (size_t)p->sW) * j->xpx;
-			for (int k2 = 0; k2 < 2; k2++)
+			for (int k2 = 0; k2 < 2; k2++) {
 				v[k2].y = j->y + yoff[k2] + qout * g->ypix;
+				v[k2].r = j->r ? j->r + yoff[k2] + qout * g->ypix : NULL;
+			}
 			switch (j->isa) {
 #if RT_SIMD_HAVE_AVX512
 			case RT_SGEMM_ISA_AVX512: rt_pw_run_avx512(nr, nv, g, x, xp, bias, &v[0], &v[1]); break;
@@ -376,7 +475,8 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
                              const float *w, /* packed: [ceil(M/wb)][C][wb] */
                              const float *b, /* [M] or NULL */
                              float *y,       /* out: [N] images [M/bs][oH][oW][bs], or
-                                                [oH][oW][M] (variant 0) */
+                                                [oH][oW][M] (variant 0); with p->res,
+                                                act(conv + bias + res) */
                              float *ws)      /* unused */
 {
 	const int bs = variant;
@@ -416,8 +516,11 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 	j.len = j.flat ? p->oH * p->oW : p->oW;
 	j.tpr = (j.len + nr - 1) / nr;
 	j.tiles = j.rows * j.tpr;
-	/* tiles per band: the band's input, C floats per pixel, about 256 KiB */
-	j.band = (int)(65536 / ((size_t)p->C * nr));
+	/* tiles per band: the band's input, C floats per pixel, about 512 KiB,
+	 * stays in L2 while every pair's weights pass over it; that holds a whole
+	 * 7x7 plane of 2048 channels (ResNet-50's layer4), whose 4 MiB of weights
+	 * are then read once per call instead of once per band */
+	j.band = (int)(131072 / ((size_t)p->C * nr));
 	if (j.band < 1)
 		j.band = 1;
 	const int items = (j.tiles + j.band - 1) / j.band * j.pairs;
@@ -428,6 +531,7 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 	for (int n = 0; n < p->N; n++) {
 		j.x = x + n * ximg;
 		j.y = y + n * yimg;
+		j.r = p->res ? p->res + n * yimg : NULL;
 		if (work < RT_PARALLEL_MIN_WORK)
 			rt_pw_items_(&j, 0, items);
 		else

@@ -53,7 +53,7 @@ const struct rt_prim *rt_prim_find(const char *name)
 /* The RUN functions that add p->res (a fused residual, passes/fuse.c) in
  * their own store loop; every other row leaves it to a second pass over the
  * output (runtime/residual.c) and must be called with p->res NULL. */
-static rt_conv_run_fn *const rt_residual_runs[] = {rt_conv_direct_vec};
+static rt_conv_run_fn *const rt_residual_runs[] = {rt_conv_direct_vec, rt_conv_pointwise};
 
 int rt_prim_fuses_residual(const struct rt_prim *r)
 {

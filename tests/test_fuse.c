@@ -298,6 +298,38 @@ Test(residual, selection_reads_the_residual_in_the_rows_output_layout)
 	cr_assert_gt(forced, 10);
 }
 
+/* ResNet-50's bottleneck tail: x (256 channels) -> 1x1 to 64 -> 1x1 to 256,
+ * Add x, Relu. The last 1x1 takes the Add and the Relu; with the built-in
+ * costs, on a CPU with SIMD, it runs on a pointwise row, which adds the
+ * residual in its own store loop (no second pass, and no reason to take a
+ * direct row for the fused add, as selection did before). */
+Test(residual, bottleneck_1x1_fuses_the_add_in_a_pointwise_row)
+{
+	if (rt_sgemm_isa_host() == RT_SGEMM_ISA_C)
+		cr_skip_test("no SIMD on this CPU: the pointwise rows need not win");
+	static const char *const strategies[] = {"pbqp", "greedy"};
+	for (size_t si = 0; si < sizeof strategies / sizeof strategies[0]; si++) {
+		struct graph *g = graph_new();
+		struct tensor *x = input(g, act(g, "x", SHAPE(1, 256, 14, 14)));
+		struct tensor *t = act(g, "t", SHAPE(1, 64, 14, 14));
+		struct tensor *c = act(g, "c", SHAPE(1, 256, 14, 14));
+		struct tensor *a = act(g, "a", SHAPE(1, 256, 14, 14));
+		conv(g, "conv1", x, 64, 1, t);
+		conv(g, "conv3", t, 256, 1, c);
+		node(g, OP_ADD, "add", INS(c, x), a);
+		node(g, OP_RELU, "relu", INS(a), output(g, act(g, "y", SHAPE(1, 256, 14, 14))));
+		canonicalize_ok(g);
+		select_ok(g, strategies[si]);
+		struct node *c3 = find(g, "conv3");
+		cr_assert(fuse_has_residual(c3));
+		const struct rt_prim *r = rt_prim_find(c3->primitive);
+		cr_assert_not_null(r);
+		cr_assert(strncmp(r->name, "conv_pointwise_", 15) == 0 && rt_prim_fuses_residual(r),
+		          "%s: the 1x1 with the residual runs on %s", strategies[si], r->name);
+		ir_graph_free(g);
+	}
+}
+
 /* ---- zero-copy Concat ------------------------------------------------------------- */
 
 /* x -> conv a (2 ch), conv b (3 ch), maxpool-free sigmoid s (4 ch) -> Concat -> cat */

@@ -547,7 +547,7 @@ static void skip_unless_supported(int isa)
 		cr_assert(pw && pw->applies(&s.p, pw->variant),                               \
 		          "pointwise shape %d is not one the 1x1 rows take", *k);             \
 		s.p.isa = ISA;                                                                \
-		check_shape(&s, 0);                                                           \
+		check_shape(&s, 1);                                                           \
 	}                                                                                 \
 	ParameterizedTestParameters(primitives, network_layers_##sfx)                     \
 	{                                                                                 \
