@@ -873,22 +873,10 @@ static int plan_unary(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
 	struct tensor *x = n->inputs[0], *y = n->outputs[0];
-	l->u.unary.alpha = l->u.unary.beta = 0.0f;
-	switch (n->op) {
-	case OP_RELU: l->u.unary.act = RT_ACT_RELU; break;
-	case OP_SIGMOID: l->u.unary.act = RT_ACT_SIGMOID; break;
-	case OP_TANH: l->u.unary.act = RT_ACT_TANH; break;
-	case OP_LEAKY_RELU:
-		l->u.unary.act = RT_ACT_LEAKY_RELU;
-		l->u.unary.alpha = (float)ir_attr_float(n, "alpha", 0.01);
-		break;
-	case OP_CLIP:
-		l->u.unary.act = RT_ACT_CLIP;
-		l->u.unary.alpha = (float)ir_attr_float(n, "min", -HUGE_VAL);
-		l->u.unary.beta = (float)ir_attr_float(n, "max", HUGE_VAL);
-		break;
-	default: unreachable("not a unary op");
-	}
+	/* enum act and RT_ACT_* agree (asserted in emit_print.c). */
+	l->u.unary.act = (int)ir_act_of(n, &l->u.unary.alpha, &l->u.unary.beta);
+	if (l->u.unary.act == ACT_NONE)
+		unreachable("not a unary op");
 	if (ir_numel(x) != ir_numel(y)) {
 		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
 		           shape_str(p, y));

@@ -1832,23 +1832,10 @@ static void warn_unused_attrs(struct diag *d, struct node *n)
 
 static int fuse_activation(struct graph *g, struct node *a)
 {
-	enum act act;
-	float alpha = 0.0f, beta = 0.0f;
-	switch (a->op) {
-	case OP_RELU: act = ACT_RELU; break;
-	case OP_LEAKY_RELU:
-		act = ACT_LEAKY_RELU;
-		alpha = (float)ir_attr_float(a, "alpha", 0.01);
-		break;
-	case OP_CLIP:
-		act = ACT_CLIP;
-		alpha = (float)ir_attr_float(a, "min", -FLT_MAX);
-		beta = (float)ir_attr_float(a, "max", FLT_MAX);
-		break;
-	case OP_SIGMOID: act = ACT_SIGMOID; break;
-	case OP_TANH: act = ACT_TANH; break;
-	default: return 0;
-	}
+	float alpha, beta;
+	enum act act = ir_act_of(a, &alpha, &beta);
+	if (act == ACT_NONE)
+		return 0;
 	/* More than one input: a Clip bound read at run time, which an epilogue's
 	 * constant parameters cannot hold. */
 	if (a->n_inputs != 1 || !a->inputs[0] || a->n_outputs < 1 || !a->outputs[0])
