@@ -900,45 +900,16 @@ static int plan_unary(struct plan *p, struct layer *l)
 }
 
 /* Elementwise math (runtime/unary_math.c): the function, and which canonical
- * attributes (passes/canonicalize.c) become its alpha and beta. */
+ * attributes become its alpha and beta (ir/math_ops.def). */
 static const struct math_row {
 	enum op op;
 	int fn;            /* enum rt_math_fn */
 	const char *alpha; /* attribute read as alpha, or NULL */
 	const char *beta;  /* attribute read as beta, or NULL */
 } math_rows[] = {
-	{OP_EXP, RT_MATH_EXP, NULL, NULL},
-	{OP_LOG, RT_MATH_LOG, NULL, NULL},
-	{OP_SQRT, RT_MATH_SQRT, NULL, NULL},
-	{OP_ABS, RT_MATH_ABS, NULL, NULL},
-	{OP_NEG, RT_MATH_NEG, NULL, NULL},
-	{OP_RECIPROCAL, RT_MATH_RECIPROCAL, NULL, NULL},
-	{OP_FLOOR, RT_MATH_FLOOR, NULL, NULL},
-	{OP_CEIL, RT_MATH_CEIL, NULL, NULL},
-	{OP_ROUND, RT_MATH_ROUND, NULL, NULL},
-	{OP_SIGN, RT_MATH_SIGN, NULL, NULL},
-	{OP_SIN, RT_MATH_SIN, NULL, NULL},
-	{OP_COS, RT_MATH_COS, NULL, NULL},
-	{OP_TAN, RT_MATH_TAN, NULL, NULL},
-	{OP_ASIN, RT_MATH_ASIN, NULL, NULL},
-	{OP_ACOS, RT_MATH_ACOS, NULL, NULL},
-	{OP_ATAN, RT_MATH_ATAN, NULL, NULL},
-	{OP_SINH, RT_MATH_SINH, NULL, NULL},
-	{OP_COSH, RT_MATH_COSH, NULL, NULL},
-	{OP_ASINH, RT_MATH_ASINH, NULL, NULL},
-	{OP_ACOSH, RT_MATH_ACOSH, NULL, NULL},
-	{OP_ATANH, RT_MATH_ATANH, NULL, NULL},
-	{OP_ERF, RT_MATH_ERF, NULL, NULL},
-	{OP_ELU, RT_MATH_ELU, "alpha", NULL},
-	{OP_SELU, RT_MATH_SELU, "alpha", "gamma"},
-	{OP_CELU, RT_MATH_CELU, "alpha", NULL},
-	{OP_HARD_SIGMOID, RT_MATH_HARD_SIGMOID, "alpha", "beta"},
-	{OP_HARD_SWISH, RT_MATH_HARD_SWISH, NULL, NULL},
-	{OP_SOFTPLUS, RT_MATH_SOFTPLUS, NULL, NULL},
-	{OP_SOFTSIGN, RT_MATH_SOFTSIGN, NULL, NULL},
-	{OP_MISH, RT_MATH_MISH, NULL, NULL},
-	{OP_THRESHOLDED_RELU, RT_MATH_THRESHOLDED_RELU, "alpha", NULL},
-	{OP_GELU, RT_MATH_GELU, NULL, NULL}, /* approximate="tanh": RT_MATH_GELU_TANH */
+#define MATH(op, fn, alpha, alpha_dflt, beta, beta_dflt) {op, fn, alpha, beta},
+#include "ir/math_ops.def"
+#undef MATH
 };
 
 static const struct math_row *math_row_of(enum op op)
