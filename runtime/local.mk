@@ -2,11 +2,17 @@
 # RT_UNITS, the files of units.def's rows (the primitives' and transforms'
 # UNIT rows included), comes from runtime/units.mk, which tools/units_mk.sh
 # writes from units.def: a new unit is one row there. make rewrites units.mk
-# (and automake reruns) when a .def file changes and the list with it.
+# (and automake reruns) when a .def file changes and the list with it; the
+# stamp keeps an unchanged list from being rechecked at every make.
 include runtime/units.mk
-$(srcdir)/runtime/units.mk: $(wildcard $(srcdir)/runtime/*.def) $(srcdir)/tools/units_mk.sh
-	$(AM_V_GEN)$(SHELL) $(srcdir)/tools/units_mk.sh '$(CC)' '$(srcdir)' >$@-t && \
-	if cmp -s $@-t $@; then rm -f $@-t; else mv -f $@-t $@; fi
+$(srcdir)/runtime/units.mk: runtime/units.stamp
+	@:
+runtime/units.stamp: $(wildcard $(srcdir)/runtime/*.def) $(srcdir)/tools/units_mk.sh
+	$(AM_V_GEN)$(MKDIR_P) runtime && \
+	$(SHELL) $(srcdir)/tools/units_mk.sh '$(CC)' '$(srcdir)' >$@-t && \
+	if cmp -s $@-t $(srcdir)/runtime/units.mk; then rm -f $@-t; \
+	else mv -f $@-t $(srcdir)/runtime/units.mk; fi && touch $@
+DISTCLEANFILES = runtime/units.stamp
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/rt_simd.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
 # dnncc_rt.h declares the units' RT_FN kernels through rt_unit_protos.h, which
 # tools/unit_protos.sh reads from their definitions (rewritten only when a
