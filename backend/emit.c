@@ -2,7 +2,7 @@
  * the weights are not written as a C array, NAME.weights.bin (DESIGN.md §2
  * "Generated code", STYLE.md §8).
  *
- * Works in two steps: plan_graph() (emit_plan.c, with emit_runtime.c for the
+ * Works in two steps: emit_plan_graph() (emit_plan.c, with emit_runtime.c for the
  * runtime text) decides everything and reports every problem before a file
  * is opened; the print_* functions (emit_print.c) then write that plan.
  * emit_internal.h holds the plan types they share.
@@ -85,7 +85,7 @@ int emit_c(const struct graph *g, const struct options *opt, struct diag *d)
 	struct out_file files[F_COUNT] = {{0}};
 	int rc = -1;
 
-	if (plan_graph(p))
+	if (emit_plan_graph(p))
 		goto out;
 	files[F_BIN].path = p->bin_path;
 	files[F_H].path = p->h_path;
@@ -95,10 +95,10 @@ int emit_c(const struct graph *g, const struct options *opt, struct diag *d)
 		if (open_temp(p, &files[i]))
 			goto out;
 	if (with_bin)
-		print_blob(p, files[F_BIN].f);
+		emit_print_blob(p, files[F_BIN].f);
 	struct emitter eh = {.f = files[F_H].f}, ec = {.f = files[F_C].f};
-	print_header(p, &eh);
-	print_c_file(p, &ec);
+	emit_print_header(p, &eh);
+	emit_print_c_file(p, &ec);
 	if (d->errors != before)
 		goto out;
 	for (int i = 0; i < F_COUNT; i++)
@@ -132,7 +132,7 @@ out:
 	for (int i = 0; i < p->n_strings; i++)
 		free(p->strings[i]);
 	free(p->strings);
-	names_free(&p->names);
+	emit_names_free(&p->names);
 	free(p->tb);
 	free(p->layers);
 	free(p->consts);

@@ -1,6 +1,6 @@
 /* emit_internal.h - what the parts of the C emitter share (backend/emit*.c;
  * not installed, not for other folders). emit.c drives: emit_plan.c plans
- * (plan_graph: buffers, layers, weights, arena, names), emit_runtime.c picks
+ * (emit_plan_graph: buffers, layers, weights, arena, names), emit_runtime.c picks
  * and cuts the runtime text a model needs, emit_print.c writes the plan as C.
  * The plan types below are filled by emit_plan.c and emit_runtime.c and only
  * read by the printers. */
@@ -206,29 +206,29 @@ struct plan {
 
 /* ---- emit_print.c --------------------------------------------------------- */
 
-void print_header(struct plan *p, struct emitter *e);
-void print_c_file(struct plan *p, struct emitter *e);
-void print_blob(struct plan *p, FILE *f);
+void emit_print_header(struct plan *p, struct emitter *e);
+void emit_print_c_file(struct plan *p, struct emitter *e);
+void emit_print_blob(struct plan *p, FILE *f);
 
 /* ---- emit_plan.c ----------------------------------------------------------- */
 
-void *plan_keep(struct plan *p, void *s);
-char *plan_fmt(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *cmt(struct plan *p, const char *s);
-const char *tensor_desc(struct plan *p, const struct tensor *t);
-int ident_char(char c);
-void names_free(struct name_table *nt);
-struct tbuf *tb_of(struct plan *p, const struct tensor *t);
-int has_arg(const struct layer *l, const char *name);
-size_t align_up(size_t v, size_t a);
-int plan_graph(struct plan *p);
+void *emit_plan_keep(struct plan *p, void *s);
+char *emit_plan_fmt(struct plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *emit_cmt(struct plan *p, const char *s);
+const char *emit_tensor_desc(struct plan *p, const struct tensor *t);
+int emit_ident_char(char c);
+void emit_names_free(struct name_table *nt);
+struct tbuf *emit_tb_of(struct plan *p, const struct tensor *t);
+int emit_has_arg(const struct layer *l, const char *name);
+size_t emit_align_up(size_t v, size_t a);
+int emit_plan_graph(struct plan *p);
 
 /* ---- emit_runtime.c -------------------------------------------------------- */
 
 /* Spellings of the RT_SGEMM_ISA_* numbers (rt_types.h). */
-extern const char *const rt_isa_names[];
-int threads_of(const struct plan *p);
-int plan_runtime(struct plan *p);
-void print_runtime(struct plan *p, struct emitter *e);
+extern const char *const emit_rt_isa_names[];
+int emit_threads_of(const struct plan *p);
+int emit_plan_runtime(struct plan *p);
+void emit_print_runtime(struct plan *p, struct emitter *e);
 
 #endif

@@ -1,4 +1,4 @@
-/* emit_plan.c - the emitter's first step: plan_graph() decides everything and
+/* emit_plan.c - the emitter's first step: emit_plan_graph() decides everything and
  * reports every problem before a file is opened (DESIGN.md §2 "Generated
  * code"): which buffer each tensor lives in, each layer's runtime kernel and
  * its parameters as the runtime's own structs (runtime/rt_types.h), the
@@ -23,7 +23,7 @@
 
 #include "backend/emit_internal.h"
 
-void *plan_keep(struct plan *p, void *s)
+void *emit_plan_keep(struct plan *p, void *s)
 {
 	if (p->n_strings == p->cap_strings) {
 		p->cap_strings = p->cap_strings ? 2 * p->cap_strings : 64;
@@ -33,7 +33,7 @@ void *plan_keep(struct plan *p, void *s)
 	return s;
 }
 
-char *plan_fmt(struct plan *p, const char *fmt, ...)
+char *emit_plan_fmt(struct plan *p, const char *fmt, ...)
 {
 	char small[256];
 	va_list ap;
@@ -50,12 +50,12 @@ char *plan_fmt(struct plan *p, const char *fmt, ...)
 		vsnprintf(s, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 	}
-	return plan_keep(p, s);
+	return emit_plan_keep(p, s);
 }
 
 /* Text safe inside a C comment: printable ASCII only, no comment delimiters,
  * no trigraphs (C99 5.2.1.1), no backslash that could splice lines. */
-const char *cmt(struct plan *p, const char *s)
+const char *emit_cmt(struct plan *p, const char *s)
 {
 	if (!s)
 		s = "";
@@ -74,7 +74,7 @@ const char *cmt(struct plan *p, const char *s)
 		out[k++] = c;
 	}
 	out[k] = '\0';
-	return plan_keep(p, out);
+	return emit_plan_keep(p, out);
 }
 
 /* "[1, 3, 224, 224]" ("[]" for a scalar). */
@@ -86,16 +86,16 @@ static const char *shape_str(struct plan *p, const struct tensor *t)
 	for (int i = 0; i < t->rank; i++)
 		k += snprintf(buf + k, sizeof buf - k, "%s%" PRId64, i ? ", " : "", t->dims[i]);
 	snprintf(buf + k, sizeof buf - k, "]");
-	return plan_fmt(p, "%s", buf);
+	return emit_plan_fmt(p, "%s", buf);
 }
 
 /* "'name' [dims]" plus its layout when not the model's own. */
-const char *tensor_desc(struct plan *p, const struct tensor *t)
+const char *emit_tensor_desc(struct plan *p, const struct tensor *t)
 {
 	if (t->layout != LAYOUT_MODEL && t->layout < LAYOUT_COUNT_)
-		return plan_fmt(p, "'%s' %s %s", cmt(p, t->name), shape_str(p, t),
+		return emit_plan_fmt(p, "'%s' %s %s", emit_cmt(p, t->name), shape_str(p, t),
 		                ir_layout_names[t->layout]);
-	return plan_fmt(p, "'%s' %s", cmt(p, t->name), shape_str(p, t));
+	return emit_plan_fmt(p, "'%s' %s", emit_cmt(p, t->name), shape_str(p, t));
 }
 
 static int names_has(const struct name_table *nt, const char *s)
@@ -116,7 +116,7 @@ static const char *names_put(struct name_table *nt, char *s)
 	return s;
 }
 
-int ident_char(char c)
+int emit_ident_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -132,7 +132,7 @@ static const char *names_add(struct name_table *nt, const char *prefix, const ch
 	memcpy(s, prefix, plen);
 	size_t n = 0;
 	for (const char *c = raw ? raw : ""; *c && n < NAME_PART_MAX; c++) {
-		int keep = ident_char(*c) && *c != '_';
+		int keep = emit_ident_char(*c) && *c != '_';
 		if (keep)
 			s[plen + n++] = *c;
 		else if (n > 0 && s[plen + n - 1] != '_')
@@ -153,7 +153,7 @@ static void names_reserve(struct name_table *nt, const char *s)
 	names_put(nt, xstrdup(s));
 }
 
-void names_free(struct name_table *nt)
+void emit_names_free(struct name_table *nt)
 {
 	for (int i = 0; i < nt->n; i++)
 		free(nt->names[i]);
@@ -173,9 +173,9 @@ static char *default_name(struct plan *p, const char *base)
 		id[k++] = '_';
 	}
 	for (size_t i = 0; i < n; i++)
-		id[k++] = ident_char(base[i]) ? base[i] : '_';
+		id[k++] = emit_ident_char(base[i]) ? base[i] : '_';
 	id[k] = '\0';
-	return plan_keep(p, id);
+	return emit_plan_keep(p, id);
 }
 
 /* ---- planning: buffers ---------------------------------------------------- */
@@ -185,7 +185,7 @@ static int is_view_op(enum op op)
 	return ir_op_kind(op) == OPK_VIEW;
 }
 
-struct tbuf *tb_of(struct plan *p, const struct tensor *t)
+struct tbuf *emit_tb_of(struct plan *p, const struct tensor *t)
 {
 	return &p->tb[t->index];
 }
@@ -274,7 +274,7 @@ static int check_tensor(struct plan *p, const struct node *n, const struct tenso
 		           t->name, shape_str(p, t));
 		return -1;
 	}
-	const struct tbuf *b = tb_of(p, t);
+	const struct tbuf *b = emit_tb_of(p, t);
 	if (b->kind == BUF_VIEW) {
 		const struct tensor *r = b->root;
 		/* a view has the root's type and size; a Concat's slice lies inside it */
@@ -294,12 +294,12 @@ static void use_tensor(struct plan *p, const struct node *n, const struct tensor
 {
 	if (check_tensor(p, n, t))
 		return;
-	struct tbuf *b = tb_of(p, t);
+	struct tbuf *b = emit_tb_of(p, t);
 	b->used = 1;
 	if (t->dtype != DTYPE_F32)
 		p->typed = 1;
 	if (b->kind == BUF_VIEW)
-		tb_of(p, b->root)->used = 1;
+		emit_tb_of(p, b->root)->used = 1;
 }
 
 /* ---- planning: layers ----------------------------------------------------- */
@@ -529,7 +529,7 @@ static void plan_conv_residual(struct plan *p, struct layer *l)
 		p->unit_used[RT_UNIT_RESIDUAL] = 1;
 }
 
-int has_arg(const struct layer *l, const char *name)
+int emit_has_arg(const struct layer *l, const char *name)
 {
 	for (int k = 0; k < l->n_args; k++)
 		if (strcmp(l->arg_names[k], name) == 0)
@@ -660,8 +660,8 @@ static int plan_pool(struct plan *p, struct layer *l)
 	l->block = chw && nsp == 2 && x->layout == y->layout ? 1 : cl_block(x);
 	if (l->block >= 0) {
 		if (x->layout != y->layout || nsp != 2) {
-			diag_error(p->d, n, "internal error: pooling from %s to %s", tensor_desc(p, x),
-			           tensor_desc(p, y));
+			diag_error(p->d, n, "internal error: pooling from %s to %s", emit_tensor_desc(p, x),
+			           emit_tensor_desc(p, y));
 			return -1;
 		}
 		l->unit = RT_UNIT_POOL_CL;
@@ -860,8 +860,8 @@ static int plan_binary(struct plan *p, struct layer *l)
 	if (plan_chan_binary(l, a, b, y) == 0)
 		return 0; /* a per-channel operand, in x's layout (chan_binary.c) */
 	if (a->layout != LAYOUT_MODEL || b->layout != LAYOUT_MODEL || y->layout != LAYOUT_MODEL) {
-		diag_error(p->d, n, "internal error: broadcasting %s and %s to %s", tensor_desc(p, a),
-		           tensor_desc(p, b), tensor_desc(p, y));
+		diag_error(p->d, n, "internal error: broadcasting %s and %s to %s", emit_tensor_desc(p, a),
+		           emit_tensor_desc(p, b), emit_tensor_desc(p, y));
 		return -1;
 	}
 	if (to_bcast(p, n, y->rank, dims, strides, &l->u.binary.b))
@@ -877,29 +877,17 @@ static int plan_unary(struct plan *p, struct layer *l)
 {
 	struct node *n = l->node;
 	struct tensor *x = n->inputs[0], *y = n->outputs[0];
-	l->u.unary.alpha = l->u.unary.beta = 0.0f;
-	switch (n->op) {
-	case OP_RELU: l->u.unary.act = RT_ACT_RELU; break;
-	case OP_SIGMOID: l->u.unary.act = RT_ACT_SIGMOID; break;
-	case OP_TANH: l->u.unary.act = RT_ACT_TANH; break;
-	case OP_LEAKY_RELU:
-		l->u.unary.act = RT_ACT_LEAKY_RELU;
-		l->u.unary.alpha = (float)ir_attr_float(n, "alpha", 0.01);
-		break;
-	case OP_CLIP:
-		l->u.unary.act = RT_ACT_CLIP;
-		l->u.unary.alpha = (float)ir_attr_float(n, "min", -HUGE_VAL);
-		l->u.unary.beta = (float)ir_attr_float(n, "max", HUGE_VAL);
-		break;
-	default: unreachable("not a unary op");
-	}
+	/* enum act and RT_ACT_* agree (asserted in emit_print.c). */
+	l->u.unary.act = (int)ir_act_of(n, &l->u.unary.alpha, &l->u.unary.beta);
+	if (l->u.unary.act == ACT_NONE)
+		unreachable("not a unary op");
 	if (ir_numel(x) != ir_numel(y)) {
 		diag_error(p->d, n, "input %s and output %s differ in size", shape_str(p, x),
 		           shape_str(p, y));
 		return -1;
 	}
 	if (x->layout != y->layout) {
-		diag_error(p->d, n, "internal error: %s from %s", tensor_desc(p, y), tensor_desc(p, x));
+		diag_error(p->d, n, "internal error: %s from %s", emit_tensor_desc(p, y), emit_tensor_desc(p, x));
 		return -1;
 	}
 	l->u.unary.n = (int64_t)(ir_nbytes(y) / sizeof(float)); /* any layout: element-wise */
@@ -916,45 +904,16 @@ static int plan_unary(struct plan *p, struct layer *l)
 }
 
 /* Elementwise math (runtime/unary_math.c): the function, and which canonical
- * attributes (passes/canonicalize.c) become its alpha and beta. */
+ * attributes become its alpha and beta (ir/math_ops.def). */
 static const struct math_row {
 	enum op op;
 	int fn;            /* enum rt_math_fn */
 	const char *alpha; /* attribute read as alpha, or NULL */
 	const char *beta;  /* attribute read as beta, or NULL */
 } math_rows[] = {
-	{OP_EXP, RT_MATH_EXP, NULL, NULL},
-	{OP_LOG, RT_MATH_LOG, NULL, NULL},
-	{OP_SQRT, RT_MATH_SQRT, NULL, NULL},
-	{OP_ABS, RT_MATH_ABS, NULL, NULL},
-	{OP_NEG, RT_MATH_NEG, NULL, NULL},
-	{OP_RECIPROCAL, RT_MATH_RECIPROCAL, NULL, NULL},
-	{OP_FLOOR, RT_MATH_FLOOR, NULL, NULL},
-	{OP_CEIL, RT_MATH_CEIL, NULL, NULL},
-	{OP_ROUND, RT_MATH_ROUND, NULL, NULL},
-	{OP_SIGN, RT_MATH_SIGN, NULL, NULL},
-	{OP_SIN, RT_MATH_SIN, NULL, NULL},
-	{OP_COS, RT_MATH_COS, NULL, NULL},
-	{OP_TAN, RT_MATH_TAN, NULL, NULL},
-	{OP_ASIN, RT_MATH_ASIN, NULL, NULL},
-	{OP_ACOS, RT_MATH_ACOS, NULL, NULL},
-	{OP_ATAN, RT_MATH_ATAN, NULL, NULL},
-	{OP_SINH, RT_MATH_SINH, NULL, NULL},
-	{OP_COSH, RT_MATH_COSH, NULL, NULL},
-	{OP_ASINH, RT_MATH_ASINH, NULL, NULL},
-	{OP_ACOSH, RT_MATH_ACOSH, NULL, NULL},
-	{OP_ATANH, RT_MATH_ATANH, NULL, NULL},
-	{OP_ERF, RT_MATH_ERF, NULL, NULL},
-	{OP_ELU, RT_MATH_ELU, "alpha", NULL},
-	{OP_SELU, RT_MATH_SELU, "alpha", "gamma"},
-	{OP_CELU, RT_MATH_CELU, "alpha", NULL},
-	{OP_HARD_SIGMOID, RT_MATH_HARD_SIGMOID, "alpha", "beta"},
-	{OP_HARD_SWISH, RT_MATH_HARD_SWISH, NULL, NULL},
-	{OP_SOFTPLUS, RT_MATH_SOFTPLUS, NULL, NULL},
-	{OP_SOFTSIGN, RT_MATH_SOFTSIGN, NULL, NULL},
-	{OP_MISH, RT_MATH_MISH, NULL, NULL},
-	{OP_THRESHOLDED_RELU, RT_MATH_THRESHOLDED_RELU, "alpha", NULL},
-	{OP_GELU, RT_MATH_GELU, NULL, NULL}, /* approximate="tanh": RT_MATH_GELU_TANH */
+#define MATH(op, fn, alpha, alpha_dflt, beta, beta_dflt) {op, fn, alpha, beta},
+#include "ir/math_ops.def"
+#undef MATH
 };
 
 static const struct math_row *math_row_of(enum op op)
@@ -1188,7 +1147,7 @@ static int plan_global_pool(struct plan *p, struct layer *l)
 	l->kernel = avg ? "rt_global_avgpool" : "rt_global_maxpool";
 	if ((l->block = cl_block(x)) >= 0) { /* y [N, C] in the model's layout */
 		if (x->rank != 4 || n->outputs[0]->layout != LAYOUT_MODEL) {
-			diag_error(p->d, n, "internal error: global pooling of %s", tensor_desc(p, x));
+			diag_error(p->d, n, "internal error: global pooling of %s", emit_tensor_desc(p, x));
 			return -1;
 		}
 		l->u.global.N = (int)x->dims[0];
@@ -1292,7 +1251,7 @@ static int plan_concat(struct plan *p, struct layer *l)
 			     n->inputs[i]->rank == 4 && n->inputs[i]->dims[1] % blk == 0;
 		if (!ok) {
 			diag_error(p->d, n, "internal error: Concat on axis %" PRId64 " into %s", axis,
-			           tensor_desc(p, y));
+			           emit_tensor_desc(p, y));
 			return -1;
 		}
 		if (y->layout == LAYOUT_HCW) {
@@ -1308,8 +1267,8 @@ static int plan_concat(struct plan *p, struct layer *l)
 		return -1;
 	l->u.concat.outer = (int)outer;
 	l->u.concat.total = (int)total;
-	l->u.concat.part = plan_keep(p, xcalloc(k, sizeof(int)));
-	l->u.concat.offset = plan_keep(p, xcalloc(k, sizeof(int)));
+	l->u.concat.part = emit_plan_keep(p, xcalloc(k, sizeof(int)));
+	l->u.concat.offset = emit_plan_keep(p, xcalloc(k, sizeof(int)));
 	for (int i = 0; i < k; i++) {
 		struct tensor *x = n->inputs[i];
 		int same = x && x->rank == y->rank;
@@ -1323,7 +1282,7 @@ static int plan_concat(struct plan *p, struct layer *l)
 		l->u.concat.part[i] = (int)(x->dims[ax] * inner);
 		l->u.concat.offset[i] = (int)offset;
 		offset += x->dims[ax] * inner;
-		add_arg(l, x, plan_fmt(p, "x%d", i));
+		add_arg(l, x, emit_plan_fmt(p, "x%d", i));
 	}
 	if (offset != total) {
 		diag_error(p->d, n, "inputs do not add up to the output %s", shape_str(p, y));
@@ -1778,7 +1737,7 @@ static int plan_layer(struct plan *p, struct layer *l)
 		}
 		/* The planner aliases views (no code); one it did not alias is copied. */
 		if (root_of(p, y) != root_of(p, x)) {
-			enum buf_kind k = tb_of(p, y)->kind;
+			enum buf_kind k = emit_tb_of(p, y)->kind;
 			if (k != BUF_OUTPUT && k != BUF_ARENA) {
 				diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
 				           y->name);
@@ -1799,9 +1758,9 @@ static int plan_layer(struct plan *p, struct layer *l)
 	l->n_outs = 1;
 	for (int k = 0; k < l->n_args; k++)
 		use_tensor(p, n, l->args[k]);
-	struct tbuf *out = tb_of(p, n->outputs[0]);
+	struct tbuf *out = emit_tb_of(p, n->outputs[0]);
 	if (out->kind == BUF_VIEW) /* a slice of a zero-copy Concat */
-		out = tb_of(p, out->root);
+		out = emit_tb_of(p, out->root);
 	if (out->kind != BUF_OUTPUT && out->kind != BUF_ARENA) {
 		diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
 		           n->outputs[0]->name);
@@ -1818,7 +1777,7 @@ static int plan_typed(struct plan *p, struct layer *l)
 	struct emit_typed_layer t;
 	if (emit_typed_layer(p->g, n, p->d, &t))
 		return -1;
-	l->u.typed.body = plan_keep(p, t.body);
+	l->u.typed.body = emit_plan_keep(p, t.body);
 	l->unit = (enum rt_unit)t.unit;
 	l->kernel = t.kernel;
 	l->n_outs = t.n_outs;
@@ -1827,7 +1786,7 @@ static int plan_typed(struct plan *p, struct layer *l)
 	for (int k = 0; k < l->n_args; k++)
 		use_tensor(p, n, l->args[k]);
 	for (int k = l->n_args - l->n_outs; k < l->n_args; k++) {
-		struct tbuf *out = tb_of(p, l->args[k]);
+		struct tbuf *out = emit_tb_of(p, l->args[k]);
 		if (out->kind != BUF_OUTPUT && out->kind != BUF_ARENA) {
 			diag_error(p->d, n, "internal error: output '%s' is not a writable buffer",
 			           l->args[k]->name);
@@ -1840,7 +1799,7 @@ static int plan_typed(struct plan *p, struct layer *l)
 
 /* ---- planning: weights, arena, names -------------------------------------- */
 
-size_t align_up(size_t v, size_t a)
+size_t emit_align_up(size_t v, size_t a)
 {
 	return (v + a - 1) / a * a;
 }
@@ -1854,7 +1813,7 @@ static void plan_weights(struct plan *p)
 		struct tbuf *b = &p->tb[i];
 		if (b->kind != BUF_CONST || !b->used || g->tensors[i]->dtype != DTYPE_F32)
 			continue;
-		off = align_up(off, WEIGHT_ALIGN);
+		off = emit_align_up(off, WEIGHT_ALIGN);
 		b->offset = off;
 		off += ir_nbytes(g->tensors[i]);
 		p->consts[p->n_consts++] = g->tensors[i];
@@ -1868,7 +1827,7 @@ static void plan_weights(struct plan *p)
 	p->mode = p->opt->weights;
 	if (p->mode == WEIGHTS_AUTO)
 		p->mode = off <= CARRAY_MAX_BYTES ? WEIGHTS_CARRAY : WEIGHTS_EMBED;
-	p->weights_sym = plan_fmt(p, p->mode == WEIGHTS_EMBED ? "%s_weights_data" : "%s_weights",
+	p->weights_sym = emit_plan_fmt(p, p->mode == WEIGHTS_EMBED ? "%s_weights_data" : "%s_weights",
 	                          p->name);
 }
 
@@ -1958,11 +1917,11 @@ static int plan_paths(struct plan *p)
 	size_t stem = n > 2 && strcmp(out + n - 2, ".c") == 0 ? n - 2 : n;
 	const char *slash = strrchr(out, '/');
 	size_t dir_len = slash ? (size_t)(slash - out) : 0;
-	p->c_path = plan_fmt(p, "%s", out);
-	p->h_path = plan_fmt(p, "%.*s.h", (int)stem, out);
-	p->bin_path = plan_fmt(p, "%.*s.weights.bin", (int)stem, out);
+	p->c_path = emit_plan_fmt(p, "%s", out);
+	p->h_path = emit_plan_fmt(p, "%.*s.h", (int)stem, out);
+	p->bin_path = emit_plan_fmt(p, "%.*s.weights.bin", (int)stem, out);
 	size_t base_from = slash ? dir_len + 1 : 0;
-	p->base = plan_fmt(p, "%.*s", (int)(stem - base_from), out + base_from);
+	p->base = emit_plan_fmt(p, "%.*s", (int)(stem - base_from), out + base_from);
 	if (!*p->base || stem <= base_from) {
 		diag_error(p->d, NULL, "-o %s: the output needs a file name", out);
 		return -1;
@@ -1977,14 +1936,14 @@ static int plan_paths(struct plan *p)
 		}
 	}
 	p->name = p->opt->name && *p->opt->name ? p->opt->name : default_name(p, p->base);
-	p->upper = plan_fmt(p, "%s", p->name);
+	p->upper = emit_plan_fmt(p, "%s", p->name);
 	for (char *c = p->upper; *c; c++)
 		if (*c >= 'a' && *c <= 'z')
 			*c = (char)(*c - 'a' + 'A');
 	return 0;
 }
 
-int plan_graph(struct plan *p)
+int emit_plan_graph(struct plan *p)
 {
 	const struct graph *g = p->g;
 	int before = p->d->errors;
@@ -2014,7 +1973,7 @@ int plan_graph(struct plan *p)
 	for (int j = 0; j < g->n_outputs; j++)
 		p->typed_io |= g->outputs[j]->dtype != DTYPE_F32;
 	p->typed |= p->typed_io;
-	if (p->d->errors != before || plan_runtime(p))
+	if (p->d->errors != before || emit_plan_runtime(p))
 		return -1;
 	plan_weights(p);
 	plan_arena(p);

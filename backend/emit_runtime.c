@@ -1,8 +1,8 @@
 /* emit_runtime.c - the runtime text a model needs. dnncc embeds the runtime's
- * sources (backend/runtime_text.c, made by tools/embed.c); plan_runtime()
+ * sources (backend/runtime_text.c, made by tools/embed.c); emit_plan_runtime()
  * picks the files of the units the layers use (runtime/units.def) with their
  * dependencies, cuts them into pieces and keeps a `static inline` function
- * only when kept text calls it; print_runtime() copies the kept pieces.
+ * only when kept text calls it; emit_print_runtime() copies the kept pieces.
  * emit_runtime() writes the runtime alone (dnncc profile's harness). */
 #include "config.h"
 
@@ -37,12 +37,12 @@ static const char *const sgemm_kernel_files[] = {
 };
 
 /* Spellings of the RT_SGEMM_ISA_* numbers (rt_types.h). */
-const char *const rt_isa_names[] = {
+const char *const emit_rt_isa_names[] = {
 	"RT_SGEMM_ISA_C", "RT_SGEMM_ISA_AVX2", "RT_SGEMM_ISA_AVX512", "RT_SGEMM_ISA_NEON",
 };
 _Static_assert(RT_SGEMM_ISA_C == 0 && RT_SGEMM_ISA_AVX2 == 1 && RT_SGEMM_ISA_AVX512 == 2 &&
                        RT_SGEMM_ISA_NEON == 3,
-               "rt_isa_names follows the RT_SGEMM_ISA_* numbers");
+               "emit_rt_isa_names follows the RT_SGEMM_ISA_* numbers");
 
 static const struct embedded_file *find_source(struct plan *p, const char *file)
 {
@@ -57,7 +57,7 @@ static const struct embedded_file *find_source(struct plan *p, const char *file)
 
 static int ident_at(const char *s, size_t i)
 {
-	return ident_char(s[i]);
+	return emit_ident_char(s[i]);
 }
 
 /* The function a line `static inline ... NAME(` defines, into name; 0 when
@@ -166,17 +166,17 @@ static void split_source(struct plan *p, int file)
 static const struct embedded_file *find_source(struct plan *p, const char *file);
 
 /* The threads the generated code runs on (--threads; 1 without). */
-int threads_of(const struct plan *p)
+int emit_threads_of(const struct plan *p)
 {
 	return p->opt->threads > 1 ? p->opt->threads : 1;
 }
 
 /* The runtime text the model needs: rt_types.h and the units it calls, with
  * each static inline function kept only when kept text calls it. */
-int plan_runtime(struct plan *p)
+int emit_plan_runtime(struct plan *p)
 {
 	p->rt_files[p->n_rt_files++] = find_source(p, "rt_types.h");
-	if (threads_of(p) > 1)
+	if (emit_threads_of(p) > 1)
 		p->rt_files[p->n_rt_files++] = find_source(p, "thread_pool.c");
 	/* Units a used unit depends on are used too (they come earlier in
 	 * units.def, so they are copied first); the GEMM is handled below. */
@@ -240,8 +240,8 @@ int plan_runtime(struct plan *p)
 }
 
 /* rt_types.h, then each unit the model calls, once, in units.def order,
- * without their includes and unused inline helpers (plan_runtime). */
-void print_runtime(struct plan *p, struct emitter *e)
+ * without their includes and unused inline helpers (emit_plan_runtime). */
+void emit_print_runtime(struct plan *p, struct emitter *e)
 {
 	for (int i = 0; i < p->n_rt_files; i++) {
 		const struct embedded_file *f = p->rt_files[i];
@@ -266,15 +266,15 @@ int emit_runtime(FILE *f, const int *units, int n_units, const struct options *o
 		p->unit_used[units[i]] = 1;
 	}
 	int rc = -1;
-	if (plan_runtime(p) == 0) {
+	if (emit_plan_runtime(p) == 0) {
 		struct emitter e = {.f = f};
 		emit_line(&e, "/* Runtime functions are private to this file. */");
 		emit_line(&e, "#define RT_FN static");
 		emit_line(&e, "/* The GEMM micro-kernel of the target (%s). */",
 		          opt->target ? opt->target : "host");
-		emit_line(&e, "#define RT_SGEMM_ISA %s", rt_isa_names[opt->isa]);
+		emit_line(&e, "#define RT_SGEMM_ISA %s", emit_rt_isa_names[opt->isa]);
 		emit_blank(&e);
-		print_runtime(p, &e);
+		emit_print_runtime(p, &e);
 		rc = p->uses_sgemm == 2 && opt->blas_openblas ? 1 : 0;
 	}
 	free(p->pieces);

@@ -195,31 +195,6 @@ int emit_typed_layer(const struct graph *g, struct node *n, struct diag *d,
 		out->kernel = "rt_cast";
 		put(&t, "rt_cast(%zu, %s, a, %s, y);\n", numel, rt_dt(x->dtype), rt_dt(y->dtype));
 		break;
-	case OP_ADD:
-	case OP_SUB:
-	case OP_MUL:
-	case OP_DIV:
-	case OP_MOD:
-	case OP_MAX:
-	case OP_MIN:
-	case OP_BITSHIFT:
-	case OP_EQUAL:
-	case OP_LESS:
-	case OP_GREATER:
-	case OP_LESS_OR_EQUAL:
-	case OP_GREATER_OR_EQUAL:
-	case OP_AND:
-	case OP_OR:
-	case OP_XOR:
-	case OP_POW: {
-		const struct tensor *ops[2] = {n->inputs[0], n->inputs[1]};
-		out->unit = RT_UNIT_TBINARY;
-		out->kernel = "rt_tbinary";
-		rc = put_tbcast(&t, y, 2, ops, n, d);
-		put(&t, "rt_tbinary(%s, &p, %s, a, %s, b, %s, y);\n", tbinop_names[tbinop(n)],
-		    rt_dt(ops[0]->dtype), rt_dt(ops[1]->dtype), rt_dt(y->dtype));
-		break;
-	}
 	case OP_NOT:
 	case OP_ABS:
 	case OP_NEG:
@@ -335,9 +310,20 @@ int emit_typed_layer(const struct graph *g, struct node *n, struct diag *d,
 		    ir_attr_int(n, "ignore_index", 0), n->op == OP_SCE_LOSS);
 		break;
 	}
-	default:
-		diag_error(d, n, "internal error: no typed kernel for %s", ir_op_names[n->op]);
-		rc = -1;
+	default: {
+		/* The broadcast binary ops: ops.def's OPF_TBINARY rows. */
+		if (!ir_op_has(n->op, OPF_TBINARY)) {
+			diag_error(d, n, "internal error: no typed kernel for %s", ir_op_names[n->op]);
+			rc = -1;
+			break;
+		}
+		const struct tensor *ops[2] = {n->inputs[0], n->inputs[1]};
+		out->unit = RT_UNIT_TBINARY;
+		out->kernel = "rt_tbinary";
+		rc = put_tbcast(&t, y, 2, ops, n, d);
+		put(&t, "rt_tbinary(%s, &p, %s, a, %s, b, %s, y);\n", tbinop_names[tbinop(n)],
+		    rt_dt(ops[0]->dtype), rt_dt(ops[1]->dtype), rt_dt(y->dtype));
+	}
 	}
 	if (rc) {
 		free(t.s);

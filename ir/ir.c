@@ -1,6 +1,7 @@
 /* ir.c - construction and queries of the graph. All IR objects come from the
  * graph's arena; only the nodes/tensors pointer arrays and the mapped model
  * file are separate allocations, released by ir_graph_free. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -323,6 +324,24 @@ double ir_attr_float(struct node *n, const char *name, double dflt)
 	if (a->kind == ATTR_INT)
 		return (double)a->i;
 	return dflt;
+}
+
+/* ONNX defaults: LeakyRelu alpha 0.01; Clip the float range (canonicalize
+ * writes both bounds as attributes, so later stages never see the default). */
+enum act ir_act_of(struct node *n, float *alpha, float *beta)
+{
+	*alpha = *beta = 0.0f;
+	switch (n->op) {
+	case OP_RELU: return ACT_RELU;
+	case OP_LEAKY_RELU: *alpha = (float)ir_attr_float(n, "alpha", 0.01); return ACT_LEAKY_RELU;
+	case OP_CLIP:
+		*alpha = (float)ir_attr_float(n, "min", -FLT_MAX);
+		*beta = (float)ir_attr_float(n, "max", FLT_MAX);
+		return ACT_CLIP;
+	case OP_SIGMOID: return ACT_SIGMOID;
+	case OP_TANH: return ACT_TANH;
+	default: return ACT_NONE;
+	}
 }
 
 const char *ir_attr_string(struct node *n, const char *name, const char *dflt)

@@ -127,6 +127,8 @@ enum {
 	OPF_TYPED_KERNEL = 1 << 4,
 	OPF_NC_ACT = 1 << 5,
 	OPF_NC_ELTWISE = 1 << 6,
+	OPF_TBINARY = 1 << 7,
+	OPF_BOOL_OUT = 1 << 8,
 };
 
 /* One row of ops.def. */
@@ -270,6 +272,11 @@ size_t ir_nbytes(const struct tensor *t);          /* blocked layouts pad channe
 struct attr *ir_attr(struct node *n, const char *name);
 int64_t ir_attr_int(struct node *n, const char *name, int64_t dflt);
 double ir_attr_float(struct node *n, const char *name, double dflt);
+/* The one map from activation ops (kind OPK_ACT) to enum act: the epilogue n
+ * computes, its parameters in *alpha and *beta (ACT_NONE, 0 and 0 for other
+ * ops). canonicalize fuses it into a Conv or Gemm, the emitter runs it alone,
+ * autodiff differentiates it. */
+enum act ir_act_of(struct node *n, float *alpha, float *beta);
 const char *ir_attr_string(struct node *n, const char *name, const char *dflt);
 /* Returns the count and stores the array (arena) or NULL when absent. */
 int ir_attr_ints(struct node *n, const char *name, const int64_t **out);

@@ -126,7 +126,8 @@ static void grad_node(struct autodiff *ad, struct node *n, struct tensor *dy)
 			struct tensor *dx = new_like(ad, "grad_", x, DTYPE_F32);
 			struct tensor *in[2] = {y, dy};
 			struct node *m = add1(ad, OP_ACT_GRAD, "grad", n, 2, in, dx);
-			m->act = n->op == OP_RELU ? ACT_RELU : n->op == OP_SIGMOID ? ACT_SIGMOID : ACT_TANH;
+			float alpha, beta;
+			m->act = ir_act_of(n, &alpha, &beta);
 			add_grad(ad, x, dx);
 		}
 		break;

@@ -1218,28 +1218,25 @@ static int canon_lrn(struct graph *g, struct node *n, struct diag *d)
 }
 
 /* Elementwise math with float attributes: the ONNX defaults written out
- * (Elu, Selu, Celu, HardSigmoid, ThresholdedRelu), Gelu's approximation
- * checked. The backend reads these names. */
+ * (ir/math_ops.def's ALPHA and BETA columns, which the backend reads),
+ * Gelu's approximation checked. */
 static const struct math_attr {
 	enum op op;
-	const char *name; /* ONNX attribute name */
-	double dflt;      /* its default */
+	const char *name[2]; /* ONNX attribute names (alpha, beta), or NULL */
+	double dflt[2];      /* their defaults */
 } math_attrs[] = {
-	{OP_ELU, "alpha", 1.0},
-	{OP_SELU, "alpha", 1.67326319217681884765625},
-	{OP_SELU, "gamma", 1.05070102214813232421875},
-	{OP_CELU, "alpha", 1.0},
-	{OP_HARD_SIGMOID, "alpha", 0.2},
-	{OP_HARD_SIGMOID, "beta", 0.5},
-	{OP_THRESHOLDED_RELU, "alpha", 1.0},
+#define MATH(op, fn, alpha, alpha_dflt, beta, beta_dflt) {op, {alpha, beta}, {alpha_dflt, beta_dflt}},
+#include "ir/math_ops.def"
+#undef MATH
 };
 
 static int canon_math(struct graph *g, struct node *n, struct diag *d)
 {
 	for (size_t i = 0; i < sizeof math_attrs / sizeof math_attrs[0]; i++)
-		if (math_attrs[i].op == n->op)
-			put_float(g, n, math_attrs[i].name,
-			          get_float(d, n, math_attrs[i].name, math_attrs[i].dflt));
+		for (int k = 0; k < 2; k++)
+			if (math_attrs[i].op == n->op && math_attrs[i].name[k])
+				put_float(g, n, math_attrs[i].name[k],
+				          get_float(d, n, math_attrs[i].name[k], math_attrs[i].dflt[k]));
 	if (n->op == OP_CELU && get_float(d, n, "alpha", 1.0) == 0.0) {
 		diag_error(d, n, "alpha is 0; Celu divides by alpha");
 		return 1;
@@ -1832,23 +1829,10 @@ static void warn_unused_attrs(struct diag *d, struct node *n)
 
 static int fuse_activation(struct graph *g, struct node *a)
 {
-	enum act act;
-	float alpha = 0.0f, beta = 0.0f;
-	switch (a->op) {
-	case OP_RELU: act = ACT_RELU; break;
-	case OP_LEAKY_RELU:
-		act = ACT_LEAKY_RELU;
-		alpha = (float)ir_attr_float(a, "alpha", 0.01);
-		break;
-	case OP_CLIP:
-		act = ACT_CLIP;
-		alpha = (float)ir_attr_float(a, "min", -FLT_MAX);
-		beta = (float)ir_attr_float(a, "max", FLT_MAX);
-		break;
-	case OP_SIGMOID: act = ACT_SIGMOID; break;
-	case OP_TANH: act = ACT_TANH; break;
-	default: return 0;
-	}
+	float alpha, beta;
+	enum act act = ir_act_of(a, &alpha, &beta);
+	if (act == ACT_NONE)
+		return 0;
 	/* More than one input: a Clip bound read at run time, which an epilogue's
 	 * constant parameters cannot hold. */
 	if (a->n_inputs != 1 || !a->inputs[0] || a->n_outputs < 1 || !a->outputs[0])

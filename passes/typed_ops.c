@@ -244,17 +244,8 @@ int typed_infer(struct graph *g, struct node *n, struct diag *d)
 	int rank;
 	int64_t dims[IR_MAX_RANK];
 	struct tensor *x = n->n_inputs > 0 ? n->inputs[0] : NULL;
-	switch (n->op) {
-	case OP_EQUAL:
-	case OP_LESS:
-	case OP_GREATER:
-	case OP_LESS_OR_EQUAL:
-	case OP_GREATER_OR_EQUAL:
-	case OP_AND:
-	case OP_OR:
-	case OP_XOR:
-	case OP_BITSHIFT:
-	case OP_MOD: {
+	/* The broadcast binary ops (ops.def's OPF_TBINARY): inputs of one type. */
+	if (ir_op_has(n->op, OPF_TBINARY)) {
 		if (need_inputs(n, 2, 2, d) || bcast_shape(n, 2, &rank, dims, d))
 			return -1;
 		if (n->inputs[0]->dtype != n->inputs[1]->dtype) {
@@ -263,9 +254,10 @@ int typed_infer(struct graph *g, struct node *n, struct diag *d)
 			           ir_dtype_names[n->inputs[1]->dtype]);
 			return -1;
 		}
-		int logic = n->op != OP_BITSHIFT && n->op != OP_MOD;
-		return set_out(g, n, 0, logic ? DTYPE_BOOL : x->dtype, rank, dims, d);
+		enum dtype dt = ir_op_has(n->op, OPF_BOOL_OUT) ? DTYPE_BOOL : x->dtype;
+		return set_out(g, n, 0, dt, rank, dims, d);
 	}
+	switch (n->op) {
 	case OP_WHERE:
 		if (need_inputs(n, 3, 3, d) || bcast_shape(n, 3, &rank, dims, d))
 			return -1;

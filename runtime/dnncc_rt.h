@@ -147,4 +147,9 @@ void rt_nll(const float *x, int tt, const void *target, const float *w, float *y
             size_t N, size_t C, size_t D, int reduction, int has_ignore, int64_t ignore_index,
             int log_softmax);
 
+/* Every unit's RT_FN kernels, declared from their definitions at build time
+ * (tools/unit_protos.sh): a new unit needs no line here, though a comment
+ * above its kernel in the unit says what the arguments hold. */
+#include "runtime/rt_unit_protos.h"
+
 #endif

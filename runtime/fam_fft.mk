@@ -1,3 +1,2 @@
-# runtime/fam_fft.mk - sources of the fft family: embedded units (RT_UNITS) and compile-time prep.
-RT_UNITS += runtime/conv_fft_tiles.c
+# runtime/fam_fft.mk - the fft family's compile-time prep; its units come from its .def rows (units.mk).
 libdnncc_rt_a_SOURCES += runtime/prep_fft.c

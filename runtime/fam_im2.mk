@@ -1,3 +1,2 @@
-# runtime/fam_im2.mk - sources of the im2 family: embedded units (RT_UNITS) and compile-time prep.
-RT_UNITS += runtime/conv_im2_col.c runtime/conv_im2_row.c runtime/conv_im2_1x1.c
+# runtime/fam_im2.mk - the im2 family's compile-time prep; its units come from its .def rows (units.mk).
 libdnncc_rt_a_SOURCES += runtime/prep_im2.c

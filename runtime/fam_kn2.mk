@@ -1,3 +1,2 @@
-# runtime/fam_kn2.mk - sources of the kn2 family: embedded units (RT_UNITS) and compile-time prep.
-RT_UNITS += runtime/conv_kn2_stack.c runtime/conv_kn2_as.c runtime/conv_kn2_aa.c
+# runtime/fam_kn2.mk - the kn2 family's compile-time prep; its units come from its .def rows (units.mk).
 libdnncc_rt_a_SOURCES += runtime/prep_kn2.c

@@ -1,2 +1,1 @@
-# runtime/fam_sum2d.mk - sources of the sum2d family: embedded units (RT_UNITS) and compile-time prep.
-RT_UNITS += runtime/conv_sum2d.c
+# runtime/fam_sum2d.mk - the sum2d family's compile-time prep; its units come from its .def rows (units.mk).

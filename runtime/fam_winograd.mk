@@ -1,3 +1,2 @@
-# runtime/fam_winograd.mk - sources of the winograd family: embedded units (RT_UNITS) and compile-time prep.
-RT_UNITS += runtime/conv_winograd_gemm.c
+# runtime/fam_winograd.mk - the winograd family's compile-time prep; its units come from its .def rows (units.mk).
 libdnncc_rt_a_SOURCES += runtime/prep_winograd.c

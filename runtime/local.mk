@@ -1,21 +1,29 @@
 # runtime/: C99 kernels, built as a library for tests and embedded into dnncc.
-# RT_UNITS lists the files of units.def, in its order.
-RT_UNITS = runtime/conv_ref.c runtime/maxpool.c runtime/avgpool.c \
-	runtime/global_avgpool.c runtime/global_maxpool.c runtime/gemm_ref.c runtime/gemm_fc.c runtime/gemm_sgemm.c \
-	runtime/matmul.c runtime/binary.c runtime/unary.c runtime/softmax.c \
-	runtime/lrn.c runtime/concat.c runtime/transpose.c runtime/pad.c \
-	runtime/clip.c runtime/batchnorm.c runtime/unary_math.c \
-	runtime/reduce.c runtime/normalize.c runtime/hardmax.c \
-	runtime/pad_mode.c runtime/resize.c runtime/conv_transpose.c \
-	runtime/rt_typed.h runtime/typed_cast.c runtime/typed_binary.c runtime/typed_unary.c \
-	runtime/typed_where.c runtime/typed_gather.c runtime/typed_argmax.c runtime/typed_topk.c \
-	runtime/typed_cumsum.c runtime/typed_trilu.c runtime/typed_gather_elements.c \
-	runtime/typed_nll.c runtime/typed_copy.c runtime/typed_concat.c \
-	runtime/conv3d.c runtime/conv_transpose3d.c runtime/pool3d.c runtime/resize3d.c \
-	runtime/residual.c \
-	runtime/pool_cl.c runtime/global_pool_cl.c runtime/eltwise.c runtime/act_vec.c \
-	runtime/chan_binary.c
+# RT_UNITS, the files of units.def's rows (the primitives' and transforms'
+# UNIT rows included), comes from runtime/units.mk, which tools/units_mk.sh
+# writes from units.def: a new unit is one row there. make rewrites units.mk
+# (and automake reruns) when a .def file changes and the list with it; the
+# stamp keeps an unchanged list from being rechecked at every make.
+include runtime/units.mk
+$(srcdir)/runtime/units.mk: runtime/units.stamp
+	@:
+runtime/units.stamp: $(wildcard $(srcdir)/runtime/*.def) $(srcdir)/tools/units_mk.sh
+	$(AM_V_GEN)$(MKDIR_P) runtime && \
+	$(SHELL) $(srcdir)/tools/units_mk.sh '$(CC)' '$(srcdir)' >$@-t && \
+	if cmp -s $@-t $(srcdir)/runtime/units.mk; then rm -f $@-t; \
+	else mv -f $@-t $(srcdir)/runtime/units.mk; fi && touch $@
+DISTCLEANFILES = runtime/units.stamp
 libdnncc_rt_a_SOURCES += runtime/rt_types.h runtime/rt_simd.h runtime/dnncc_rt.h runtime/units.def $(RT_UNITS)
+# dnncc_rt.h declares the units' RT_FN kernels through rt_unit_protos.h, which
+# tools/unit_protos.sh reads from their definitions (rewritten only when a
+# prototype changes, so editing a kernel's body rebuilds one object).
+RT_UNIT_C = $(addprefix $(srcdir)/,$(filter %.c,$(RT_UNITS)))
+nodist_libdnncc_rt_a_SOURCES = runtime/rt_unit_protos.h
+BUILT_SOURCES += runtime/rt_unit_protos.h
+CLEANFILES += runtime/rt_unit_protos.h
+runtime/rt_unit_protos.h: $(srcdir)/tools/unit_protos.sh $(srcdir)/runtime/units.mk $(RT_UNIT_C)
+	$(AM_V_GEN)$(MKDIR_P) runtime && $(SHELL) $(srcdir)/tools/unit_protos.sh $(RT_UNIT_C) >$@-t && \
+	if cmp -s $@-t $@; then rm -f $@-t; else mv -f $@-t $@; fi
 
 # The convolution primitive library (issue 3): tables, compile-time prep
 # functions; each family's runtime/fam_*.mk (included by Makefile.am) adds its

@@ -514,8 +514,39 @@ Test(ops, table_is_consistent)
 			cr_assert(o->kind == OPK_ARITH || o->kind == OPK_POW_PRELU || o->kind == OPK_VARIADIC,
 			          "%s", o->onnx);
 		if (o->kind == OPK_TYPED || o->kind == OPK_TRAIN)
-			cr_assert(o->flags == 0, "%s", o->onnx);
+			cr_assert((o->flags & ~(unsigned)(OPF_TBINARY | OPF_BOOL_OUT)) == 0, "%s", o->onnx);
+		if (ir_op_has(i, OPF_TBINARY))
+			cr_assert(o->kind == OPK_TYPED || ir_op_has(i, OPF_TYPED_KERNEL), "%s", o->onnx);
+		if (ir_op_has(i, OPF_BOOL_OUT))
+			cr_assert(ir_op_has(i, OPF_TBINARY) && o->kind == OPK_TYPED, "%s", o->onnx);
 	}
+}
+
+/* ir_act_of, the one op -> epilogue map: every OPK_ACT op has an epilogue
+ * (so canonicalize can fuse it and the emitter can run it alone), no other
+ * op has one, and the parameters are the ONNX attributes or their defaults. */
+Test(ops, act_of_maps_exactly_the_activation_kind)
+{
+	struct graph *g = ir_graph_new("act_of");
+	for (int i = 0; i < OP_COUNT_; i++) {
+		struct node *n = ir_add_node(g, (enum op)i, NULL, 0, NULL, 0, NULL);
+		float alpha = 1.0f, beta = 1.0f;
+		enum act a = ir_act_of(n, &alpha, &beta);
+		if (ir_op_kind((enum op)i) == OPK_ACT)
+			cr_assert(a != ACT_NONE && a < ACT_COUNT_, "%s", ir_op_names[i]);
+		else
+			cr_assert(a == ACT_NONE && alpha == 0.0f && beta == 0.0f, "%s", ir_op_names[i]);
+	}
+	struct node *lr = ir_add_node(g, OP_LEAKY_RELU, NULL, 0, NULL, 0, NULL);
+	float alpha, beta;
+	cr_assert_eq(ir_act_of(lr, &alpha, &beta), ACT_LEAKY_RELU);
+	cr_assert_float_eq(alpha, 0.01f, 1e-9f); /* LeakyRelu: alpha defaults to 0.01 */
+	struct node *clip = ir_add_node(g, OP_CLIP, NULL, 0, NULL, 0, NULL);
+	ir_add_attr(g, clip, "min", ATTR_FLOAT)->f = -1.5;
+	ir_add_attr(g, clip, "max", ATTR_FLOAT)->f = 6.0;
+	cr_assert_eq(ir_act_of(clip, &alpha, &beta), ACT_CLIP);
+	cr_assert(alpha == -1.5f && beta == 6.0f);
+	ir_graph_free(g);
 }
 
 /* Spot checks of the columns against the ONNX operator pages. */
@@ -528,6 +559,8 @@ Test(ops, rows_say_what_the_onnx_pages_say)
 	cr_assert_eq(ir_ops[OP_MAX].canon_arity, 2); /* canonicalize chains them */
 	cr_assert_eq(ir_op_kind(OP_RELU), OPK_ACT);
 	cr_assert_eq(ir_op_kind(OP_GELU), OPK_MATH);
+	cr_assert(ir_op_has(OP_LESS, OPF_TBINARY) && ir_op_has(OP_LESS, OPF_BOOL_OUT)); /* T -> bool */
+	cr_assert(ir_op_has(OP_MOD, OPF_TBINARY) && !ir_op_has(OP_MOD, OPF_BOOL_OUT)); /* T -> T */
 	cr_assert_eq(ir_op_kind(OP_SQUEEZE), OPK_VIEW);
 	cr_assert_neq(ir_op_kind(OP_IDENTITY), OPK_VIEW); /* removed by canonicalize, no view */
 	cr_assert(ir_op_has(OP_CONV, OPF_EPILOGUE) && ir_op_has(OP_GEMM, OPF_EPILOGUE));
