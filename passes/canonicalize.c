@@ -15,7 +15,7 @@
  *     filled in, auto_pad resolved into pads, negative axes normalised,
  *     constant Clip bounds, Pad and view operands moved into attributes or
  *     dropped;
- *  3. folds BatchNormalization into the Conv before it, or lowers it to a
+ *  3. folds BatchNormalization into the Conv or Gemm before it, or lowers it to a
  *     per-channel Mul + Add; one whose statistics are not all constants
  *     stays BatchNormalization (the runtime computes it);
  *  4. warns about attributes nothing consumed (STYLE.md §5);
@@ -1689,6 +1689,67 @@ static int fold_into_conv(struct graph *g, struct node *bn, const struct bn_para
 	return 1;
 }
 
+/* Folding into the Gemm writing x ([M, N]; BatchNorm1d after Linear):
+ * y = alpha A B + beta C (ONNX Gemm), so y * s + t = alpha A (B s) +
+ * (beta C s + t) with s, t per output column n, t[n] = beta_bn[n] - mean[n] s[n].
+ * B's column n (row n with transB) is scaled; C becomes that [N] vector and
+ * beta 1. C must be absent, a scalar or one row ([N] or [1, N]); a C that
+ * differs per row stays unfolded. Returns 1 when folded: the autoencoder's
+ * 37 layers become 10 Gemms with a ReLU epilogue. */
+static int fold_into_gemm(struct graph *g, struct node *bn, const struct bn_params *p,
+                          const double *s)
+{
+	struct tensor *x = bn->inputs[0]; /* [M, N], written by the Gemm */
+	struct node *gemm = live_producer(x);
+	if (!gemm || gemm->op != OP_GEMM || gemm->act != ACT_NONE || gemm->outputs[0] != x)
+		return 0;
+	if (x->rank != 2 || ir_use_count(g, x) != 1 || is_graph_output(g, x))
+		return 0;
+	struct tensor *b = gemm->inputs[1]; /* [K, N], or [N, K] with transB */
+	struct tensor *c = gemm->n_inputs > 2 ? gemm->inputs[2] : NULL; /* broadcast to [M, N] */
+	int64_t n_count = p->count;
+	int trans_b = ir_attr_int(gemm, "transB", 0) != 0;
+	if (!b->data || b->dtype != DTYPE_F32 || b->rank != 2 || x->dims[1] != n_count ||
+	    b->dims[trans_b ? 0 : 1] != n_count)
+		return 0;
+	if (c && (!c->data || c->dtype != DTYPE_F32 ||
+	          !(ir_numel(c) == 1 || (ir_numel(c) == n_count && c->dims[c->rank - 1] == n_count))))
+		return 0;
+
+	/* alpha stays: it multiplies A (B s) as it multiplied A B */
+	double beta = ir_attr_float(gemm, "beta", 1.0);
+	const float *b0 = b->data;
+	float *b1 = arena_alloc(&g->arena, (size_t)ir_numel(b) * sizeof *b1);
+	for (int64_t r = 0; r < b->dims[0]; r++)
+		for (int64_t j = 0; j < b->dims[1]; j++)
+			b1[r * b->dims[1] + j] = (float)((double)b0[r * b->dims[1] + j] * s[trans_b ? r : j]);
+	float *c1 = arena_alloc(&g->arena, (size_t)n_count * sizeof *c1);
+	for (int64_t n = 0; n < n_count; n++) {
+		double cn = c ? ((const float *)c->data)[ir_numel(c) == 1 ? 0 : n] : 0.0;
+		c1[n] = (float)(beta * cn * s[n] + const_elem(p->bias, n) - const_elem(p->mean, n) * s[n]);
+	}
+	char buf[256];
+	/* tb: like b; tc: [N] */
+	struct tensor *tb = ir_new_constant(g, derived_name(buf, sizeof buf, b->name, "_bn"),
+	                                    DTYPE_F32, 2, b->dims, b1);
+	struct tensor *tc = ir_new_constant(
+		g, derived_name(buf, sizeof buf, c ? c->name : gemm->name, c ? "_bn" : "_bias_bn"),
+		DTYPE_F32, 1, &n_count, c1);
+
+	struct tensor **inputs = arena_alloc(&g->arena, 3 * sizeof *inputs);
+	inputs[0] = gemm->inputs[0];
+	inputs[1] = tb;
+	inputs[2] = tc;
+	gemm->inputs = inputs;
+	gemm->n_inputs = 3;
+	put_float(g, gemm, "beta", 1.0);
+	gemm->outputs[0] = bn->outputs[0];
+	bn->outputs[0]->producer = gemm;
+	x->producer = NULL;
+	bn->dead = 1;
+	return 1;
+}
+
 /* y = x * scale' + shift', constants shaped [C, 1, ..., 1] (rank - 1 dims) so
  * that ONNX broadcasting lines C up with dimension 1 ([C] for rank 2); with
  * spatial=0 the parameters keep their [C, D1, ..., Dn] shape. The node
@@ -1803,7 +1864,7 @@ static int canon_batchnorm(struct graph *g, struct node *n, struct diag *d)
 		s[c] = const_elem(p.scale, c) / sqrt(v);
 	}
 	warn_unused_attrs(d, n);
-	if (!spatial || !fold_into_conv(g, n, &p, s))
+	if (!spatial || (!fold_into_conv(g, n, &p, s) && !fold_into_gemm(g, n, &p, s)))
 		lower_to_affine(g, n, &p, s, spatial != 0);
 	free(s);
 	return 0;

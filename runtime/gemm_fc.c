@@ -13,8 +13,14 @@
  * MB x NB tile of sums stays in registers (AVX-512: 16 zmm) while the panel
  * streams by, one broadcast of A(m, k) and four FMAs per row and k. Larger M
  * re-reads each panel once per four rows (from cache when it fits). The
- * epilogue (alpha, beta * C through the broadcast strides c_sm and c_sn, the
- * fused activation) is scalar: it touches M x N values against K x N weights.
+ * epilogue (alpha, beta * C, the fused activation) runs on the tile's
+ * registers and stores straight into y for whole panels when C is absent or
+ * a bias row and the activation is none or ReLU (a Linear + BatchNorm + ReLU
+ * stack: a scalar epilogue was a quarter of the autoencoder's instructions);
+ * otherwise the tile goes through a buffer to the scalar epilogue, which
+ * reads C through the broadcast strides c_sm and c_sn and applies any
+ * activation. Both round alike (alpha * sum, then + beta * C), so they agree
+ * to the bit.
  *
  * One kernel source over a thin SIMD layer (RT_FC_ISA_ below instantiates it
  * with each ISA's vector type, load, store, broadcast and FMA): AVX-512F
@@ -40,11 +46,16 @@
 #endif
 
 /* One MB x NB tile: out[i][j] = sum over k < K of A(i, k) * w[k][j], with
- * A(i, k) = a[i*rsa + k*csa]; w is one packed panel, [K][4*VL]. */
-#define RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MB)           \
+ * A(i, k) = a[i*rsa + k*csa]; w is one packed panel, [K][4*VL]. With yd set
+ * the epilogue runs on the registers instead (rt_gemm_fc_vec_epilogue_ said
+ * it may): yd[i*ldy + j] = act(alpha * sum + beta * cv[j]), act none or ReLU,
+ * cv a row of C (NULL: none); the same two roundings as the scalar epilogue,
+ * so both give the same bits. */
+#define RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB) \
 	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tile_##SUF##_##MB(                     \
 	        int K, const float *a, size_t rsa, size_t csa, const float *w,    \
-	        float *out)                                                        \
+	        float *out, float *yd, size_t ldy, const float *cv, float alpha,   \
+	        float beta, int relu)                                              \
 	{                                                                          \
 		V acc[MB][4];                                                      \
 		for (int i = 0; i < MB; i++)                                       \
@@ -62,41 +73,70 @@
 				acc[i][3] = FMA(s, w3, acc[i][3]);                 \
 			}                                                          \
 		}                                                                  \
-		for (int i = 0; i < MB; i++)                                       \
-			for (int v = 0; v < 4; v++)                                \
-				STORE(out + (size_t)i * (4 * VL) + (size_t)v * VL, acc[i][v]); \
+		if (!yd) {                                                         \
+			for (int i = 0; i < MB; i++)                               \
+				for (int v = 0; v < 4; v++)                        \
+					STORE(out + (size_t)i * (4 * VL) + (size_t)v * VL, acc[i][v]); \
+			return;                                                    \
+		}                                                                  \
+		const V va = SET1(alpha), vb = SET1(beta);                         \
+		for (int v = 0; v < 4; v++) {                                      \
+			const V bc = cv ? MUL(vb, LOAD(cv + v * VL)) : ZERO;       \
+			for (int i = 0; i < MB; i++) {                             \
+				V r = MUL(va, acc[i][v]);                          \
+				if (cv)                                            \
+					r = ADD(r, bc);                            \
+				if (relu)                                          \
+					r = RELU(r);                               \
+				STORE(yd + (size_t)i * ldy + (size_t)v * VL, r);   \
+			}                                                          \
+		}                                                                  \
 	}
 
 /* Panels [p0, p1) of the layer for one ISA: panels outermost, then groups
- * of four rows. */
-#define RT_FC_ISA_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA)                \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 1)            \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 2)            \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 3)            \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, 4)            \
+ * of four rows. Whole panels take the register epilogue where it applies. */
+#define RT_FC_ISA_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU)  \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 1) \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 2) \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 3) \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 4) \
 	static inline ATTR void rt_gemm_fc_##SUF(const struct rt_gemm *p, const float *a, \
 	                                         const float *bp, const float *c, float *y, \
 	                                         int p0, int p1)                   \
 	{                                                                          \
 		const size_t rsa = p->transA ? 1 : (size_t)p->K;                   \
 		const size_t csa = p->transA ? (size_t)p->M : 1;                   \
+		const int vec = rt_gemm_fc_vec_epilogue_(p, c);                    \
+		const int relu = p->act == RT_ACT_RELU;                            \
 		float out[4 * 4 * VL]; /* [MB][NB] */                              \
 		for (int j0 = p0 * 4 * VL; j0 < p->N && j0 < p1 * 4 * VL; j0 += 4 * VL) { \
 			const float *w = bp + (size_t)j0 * p->K;                   \
 			const int nn = p->N - j0 < 4 * VL ? p->N - j0 : 4 * VL;    \
+			const int direct = vec && nn == 4 * VL;                    \
+			const float *cv = direct && c ? c + j0 : NULL;             \
 			for (int m0 = 0; m0 < p->M; m0 += 4) {                     \
 				const int mm = p->M - m0 < 4 ? p->M - m0 : 4;      \
 				const float *am = a + (size_t)m0 * rsa;            \
+				float *yd = direct ? y + (size_t)m0 * p->N + j0 : NULL; \
 				switch (mm) {                                      \
-				case 1: rt_gemm_fc_tile_##SUF##_1(p->K, am, rsa, csa, w, out); break; \
-				case 2: rt_gemm_fc_tile_##SUF##_2(p->K, am, rsa, csa, w, out); break; \
-				case 3: rt_gemm_fc_tile_##SUF##_3(p->K, am, rsa, csa, w, out); break; \
-				default: rt_gemm_fc_tile_##SUF##_4(p->K, am, rsa, csa, w, out); break; \
+				case 1: rt_gemm_fc_tile_##SUF##_1(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				case 2: rt_gemm_fc_tile_##SUF##_2(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				case 3: rt_gemm_fc_tile_##SUF##_3(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				default: rt_gemm_fc_tile_##SUF##_4(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
 				}                                                  \
-				rt_gemm_fc_epilogue_(p, out, 4 * VL, m0, mm, j0, nn, c, y); \
+				if (!direct)                                       \
+					rt_gemm_fc_epilogue_(p, out, 4 * VL, m0, mm, j0, nn, c, y); \
 			}                                                          \
 		}                                                                  \
 	}
+
+/* Whether whole panels may take the register epilogue: no activation or ReLU,
+ * and C absent or one row shared by every row of y (c_sm 0, c_sn 1; a bias). */
+static inline int rt_gemm_fc_vec_epilogue_(const struct rt_gemm *p, const float *c)
+{
+	return (p->act == RT_ACT_NONE || p->act == RT_ACT_RELU) &&
+	       (!c || (p->c_sm == 0 && p->c_sn == 1));
+}
 
 /* y rows m0.. (mm of them), columns j0.. (nn) from the tile sums out[i][j]. */
 static inline void rt_gemm_fc_epilogue_(const struct rt_gemm *p, const float *out, int nb,
@@ -115,25 +155,37 @@ static inline void rt_gemm_fc_epilogue_(const struct rt_gemm *p, const float *ou
 
 #if RT_SGEMM_HAVE_AVX512
 #define RT_FC_AVX512_ATTR_ __attribute__((target("avx512f")))
+/* max(r, +0) is +0 for -0 and NaN, as the scalar v > 0 ? v : 0 (MAXPS
+ * returns its second operand when either is NaN or both are zero) */
+#define RT_FC_AVX512_RELU_(r) _mm512_max_ps(r, _mm512_setzero_ps())
 RT_FC_ISA_(avx512, RT_FC_AVX512_ATTR_, __m512, 16, _mm512_setzero_ps(), _mm512_loadu_ps,
-           _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps)
+           _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_mul_ps, _mm512_add_ps,
+           RT_FC_AVX512_RELU_)
 #endif
 #if RT_SGEMM_HAVE_AVX2
 #define RT_FC_AVX2_ATTR_ __attribute__((target("avx2,fma")))
+#define RT_FC_AVX2_RELU_(r) _mm256_max_ps(r, _mm256_setzero_ps())
 RT_FC_ISA_(avx2, RT_FC_AVX2_ATTR_, __m256, 8, _mm256_setzero_ps(), _mm256_loadu_ps,
-           _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps)
+           _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_mul_ps, _mm256_add_ps,
+           RT_FC_AVX2_RELU_)
 #endif
 #if RT_SGEMM_HAVE_NEON
 #define RT_FC_NEON_FMA_(s, w, acc) vfmaq_f32(acc, s, w)
+/* r where r > 0, else +0 (also for NaN), as the scalar epilogue */
+#define RT_FC_NEON_RELU_(r) vbslq_f32(vcgtq_f32(r, vdupq_n_f32(0.0f)), r, vdupq_n_f32(0.0f))
 RT_FC_ISA_(neon, , float32x4_t, 4, vdupq_n_f32(0.0f), vld1q_f32, vst1q_f32, vdupq_n_f32,
-           RT_FC_NEON_FMA_)
+           RT_FC_NEON_FMA_, vmulq_f32, vaddq_f32, RT_FC_NEON_RELU_)
 #endif
 #if RT_SGEMM_HAVE_C
 #define RT_FC_C_LOAD_(q) (*(q))
 #define RT_FC_C_STORE_(q, v) (*(q) = (v))
 #define RT_FC_C_SET1_(x) (x)
 #define RT_FC_C_FMA_(s, w, acc) ((acc) + (s) * (w))
-RT_FC_ISA_(c, , float, 1, 0.0f, RT_FC_C_LOAD_, RT_FC_C_STORE_, RT_FC_C_SET1_, RT_FC_C_FMA_)
+#define RT_FC_C_MUL_(x, y) ((x) * (y))
+#define RT_FC_C_ADD_(x, y) ((x) + (y))
+#define RT_FC_C_RELU_(r) ((r) > 0.0f ? (r) : 0.0f)
+RT_FC_ISA_(c, , float, 1, 0.0f, RT_FC_C_LOAD_, RT_FC_C_STORE_, RT_FC_C_SET1_, RT_FC_C_FMA_,
+           RT_FC_C_MUL_, RT_FC_C_ADD_, RT_FC_C_RELU_)
 #endif
 
 /* What the threads of one rt_gemm_fc call share. */

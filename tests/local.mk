@@ -296,3 +296,12 @@ clean-neon-work:
 # --max-arena met by dropping them or by the canonical strategy, or refused.
 TESTS += tests/cortexm_memory.sh
 dist_noinst_SCRIPTS += tests/cortexm_memory.sh
+# The first call after NAME_init meets no fresh pages (issue 9): minor page
+# faults counted with getrusage, tests/first_call/check.sh says what it checks.
+TESTS += tests/first_call/check.sh
+dist_noinst_SCRIPTS += tests/first_call/check.sh
+EXTRA_DIST += tests/first_call/driver.c
+clean-local: clean-first-call-tests
+clean-first-call-tests:
+	-rm -rf tests/first_call/out
+.PHONY: clean-first-call-tests

@@ -1,8 +1,9 @@
 /* test_gemm_fc.c - the fully-connected kernel (runtime/gemm_fc.c) with its
  * compile-time packing (gemm_fc_pack.c) against a double-precision Gemm, on
  * ragged shapes (M = 1..9, N and K off the vector widths), transA and transB,
- * alpha and beta, every broadcast form of C and every fused activation, for
- * each ISA the running CPU executes. */
+ * alpha and beta, every broadcast form of C and every fused activation
+ * (whole panels take the register epilogue where it applies, the rest the
+ * scalar one), for each ISA the running CPU executes. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -112,6 +113,14 @@ static void sweep(int isa)
 	for (int act = 0; act <= RT_ACT_TANH; act++)
 		for (int form = 0; form < 5; form++)
 			bad += check(isa, 5, 37, 23, 0, 1, 1.25f, -0.5f, form, act, seed++);
+	/* whole panels of every ISA (N = 130: 2 x 64 + 2, 4 x 32 + 2) at the batches
+	 * of small-batch FC layers: the register epilogue (none or ReLU, no C or a
+	 * [N] bias) beside the scalar one (the others, and the partial panel) */
+	for (int M = 1; M <= 5; M++)
+		for (int act = 0; act <= RT_ACT_TANH; act++)
+			for (int form = 0; form < 5; form++)
+				bad += check(isa, M, 130, 70, 0, M & 1, M == 2 ? -0.75f : 1.0f,
+				             M == 3 ? 0.5f : 1.0f, form, act, seed++);
 	cr_expect_eq(bad, 0, "%d mismatching cases", bad);
 }
 

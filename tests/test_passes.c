@@ -372,6 +372,82 @@ Test(canonicalize, batchnorm_lowered_when_conv_output_is_a_graph_output)
 	ir_graph_free(g);
 }
 
+/* Gemm(A [2, 4], B, C) -> BatchNormalization -> Relu (Linear, BatchNorm1d,
+ * ReLU): C forms 0 none, 1 [3], 2 a scalar, 3 [2, 3] (per row: not folded).
+ * Folded, one Gemm with a ReLU epilogue remains, whose constants give what
+ * Gemm, BN and ReLU computed in double give. */
+static void check_bn_gemm(int trans_b, int c_form, uint64_t seed)
+{
+	struct bn_case k;
+	bn_case_fill(&k, seed);
+	const double alpha = 0.5, beta = c_form ? 1.5 : 1.0;
+	struct graph *g = graph_new(13);
+	struct tensor *a = input(g, act(g, "A", SHAPE(2, 4)));
+	struct tensor *b = trans_b ? cst(g, "B", k.w, SHAPE(3, 4)) : cst(g, "B", k.w, SHAPE(4, 3));
+	static const int64_t c_count[4] = {0, 3, 1, 6};
+	struct tensor *c = c_form == 1 ? cst(g, "C", k.w + 12, SHAPE(3))
+	                   : c_form == 2 ? cst(g, "C", k.w + 12, SHAPE(1))
+	                   : c_form == 3 ? cst(g, "C", k.w + 12, SHAPE(2, 3)) : NULL;
+	struct tensor *t = act(g, "t", SHAPE(2, 3)), *u = act(g, "u", SHAPE(2, 3));
+	struct tensor *y = output(g, act(g, "y", SHAPE(2, 3)));
+	struct node *gemm = c ? node(g, OP_GEMM, "fc", INS(a, b, c), t) : node(g, OP_GEMM, "fc", INS(a, b), t);
+	set_int(g, gemm, "transB", trans_b);
+	set_float(g, gemm, "alpha", alpha);
+	if (c)
+		set_float(g, gemm, "beta", beta);
+	struct node *bn = node(g, OP_BATCHNORM, "bn",
+	                       INS(t, cst(g, "scale", k.scale, SHAPE(3)), cst(g, "beta", k.beta, SHAPE(3)),
+	                           cst(g, "mean", k.mean, SHAPE(3)), cst(g, "var", k.var, SHAPE(3))),
+	                       u);
+	set_float(g, bn, "epsilon", k.eps);
+	node(g, OP_RELU, "relu", INS(u), y);
+	canonicalize_ok(g);
+	cr_assert_eq(count_op(g, OP_BATCHNORM), 0);
+	if (c_form == 3) {
+		cr_assert_eq(count_op(g, OP_MUL), 1, "a per-row C keeps BN as Mul + Add");
+		ir_graph_free(g);
+		return;
+	}
+	cr_assert_eq(g->n_nodes, 1, "BN and ReLU should fold into the Gemm");
+	struct node *fc = g->nodes[0];
+	cr_assert_eq(fc->op, OP_GEMM);
+	cr_assert_eq(fc->act, ACT_RELU);
+	cr_assert_eq(fc->outputs[0], g->outputs[0]);
+	cr_assert_eq(fc->n_inputs, 3);
+	cr_assert(fc->inputs[1] != b, "folding must not reuse the original weights");
+	cr_assert_eq(memcmp(b->data, k.w, 12 * sizeof(float)), 0, "original weights modified");
+	const float *b1 = fc->inputs[1]->data, *c1 = fc->inputs[2]->data;
+	assert_dims(fc->inputs[2], SHAPE(3));
+	double alpha1 = ir_attr_float(fc, "alpha", 1.0), beta1 = ir_attr_float(fc, "beta", 1.0);
+	for (int m = 0; m < 2; m++)
+		for (int n = 0; n < 3; n++) {
+			double ref = 0, got = 0;
+			for (int j = 0; j < 4; j++) {
+				double av = k.x[m * 4 + j];
+				ref += av * k.w[trans_b ? n * 4 + j : j * 3 + n];
+				got += av * b1[trans_b ? n * 4 + j : j * 3 + n];
+			}
+			ref = alpha * ref + (c ? beta * k.w[12 + (c_count[c_form] == 1 ? 0 : n)] : 0.0);
+			double s = k.scale[n] / sqrt((double)k.var[n] + k.eps);
+			ref = (ref - k.mean[n]) * s + k.beta[n];
+			ref = ref > 0 ? ref : 0;
+			got = alpha1 * got + beta1 * c1[n];
+			got = got > 0 ? got : 0;
+			cr_assert(fabs(got - ref) <= 1e-5 * (1 + fabs(ref)),
+			          "tB %d C %d y[%d,%d]: folded %.9g, gemm+bn+relu %.9g", trans_b, c_form, m,
+			          n, got, ref);
+		}
+	ir_graph_free(g);
+}
+
+Test(canonicalize, batchnorm_folds_into_gemm)
+{
+	uint64_t seed = 21;
+	for (int trans_b = 0; trans_b < 2; trans_b++)
+		for (int c_form = 0; c_form < 4; c_form++)
+			check_bn_gemm(trans_b, c_form, seed++);
+}
+
 Test(canonicalize, batchnorm_lowered_when_weights_are_not_constant)
 {
 	struct bn_case k;
