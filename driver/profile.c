@@ -15,7 +15,8 @@
  *    other in one buffer.
  * 2. Cache. Cases already in this machine's cache file are not measured
  *    again. The cache is a cost table per (CPU model, target ISA, compiler,
- *    flags, dnncc version, BLAS), in $DNNCC_CACHE_DIR, else
+ *    flags, dnncc version, BLAS, whether the harness evicts the weights:
+ *    PROFILE_EVICT_WEIGHTS_BYTES), in $DNNCC_CACHE_DIR, else
  *    $XDG_CACHE_HOME/dnncc, else ~/.cache/dnncc, named costs-HASH.tsv.
  * 3. Harness. The missing cases become one self-contained C99 program: the
  *    runtime units they call, copied by the emitter exactly as generated
