@@ -18,7 +18,9 @@ set ylabel "speedup over sum2d"
 set grid ytics
 set key outside right top vertical
 set xtics nomirror
-plot for [i=2:12] "strategies_speedup.dat" using i:xtic(1) title columnhead(i)
+# one cluster per network, one bar per strategy column the .dat has
+ncol = int(system("awk -F'\t' '!/^#/ { print NF; exit }' strategies_speedup.dat"))
+plot for [i=2:ncol] "strategies_speedup.dat" using i:xtic(1) title columnhead(i)
 
 unset logscale
 set title "Measured against predicted time per call (every strategy and network); the lines are +-15%"

@@ -147,12 +147,16 @@ def write_tsv(path, rows, header_lines):
     # the plot's input: one line per network, the speedup of each strategy
     dat = os.path.join(os.path.dirname(path), "strategies_speedup.dat")
     models = [m for m in MODELS if any(k[0] == m for k in rows)]
+    # only the strategies that ran somewhere: an all-missing column would
+    # draw an empty cluster slot (and gnuplot warns about it)
+    ran = [s for s in STRATEGIES
+           if any(rows.get((m, "1", s), {}).get("speedup_vs_sum2d") for m in models)]
     with open(dat + ".tmp", "w") as f:
         f.write("# speedup over sum2d, measured (from strategies.tsv, threads 1; "
-                "'-' where the strategy did not run)\nmodel\t" + "\t".join(STRATEGIES) + "\n")
+                "'-' where the strategy did not run)\nmodel\t" + "\t".join(ran) + "\n")
         for m in models:
             vals = [rows.get((m, "1", s), {}).get("speedup_vs_sum2d", "") or "-"
-                    for s in STRATEGIES]
+                    for s in ran]
             f.write(m + "\t" + "\t".join(vals) + "\n")
     os.replace(dat + ".tmp", dat)
 

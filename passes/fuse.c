@@ -135,7 +135,12 @@ static int outermost_axis(const struct tensor *y, int64_t axis)
 	return 1;
 }
 
-int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
+/* fuse_concat_slices with the output in layout `layout`; with `selected`
+ * the inputs must already be in it, else they are taken to be converted to
+ * it (a transform's output is free to be a slice). g may be NULL (graph
+ * outputs then by tensor->is_output); off may be NULL. */
+static int concat_slices(const struct graph *g, const struct node *n, enum layout layout,
+                         int selected, size_t *off)
 {
 	if (n->dead || n->op != OP_CONCAT || n->n_inputs < 1 || n->n_outputs < 1 || !n->outputs[0])
 		return 0;
@@ -144,9 +149,9 @@ int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
 	if (y->dtype != DTYPE_F32 || y->rank < 1 || axis < 0 || axis >= y->rank || y->alias ||
 	    y->data || y->is_input)
 		return 0;
-	int block = y->layout == LAYOUT_CHW8C ? 8 : y->layout == LAYOUT_CHW16C ? 16 : 0;
+	int block = layout == LAYOUT_CHW8C ? 8 : layout == LAYOUT_CHW16C ? 16 : 0;
 	if (block ? axis != 1 || y->rank < 3 || !outermost_axis(y, axis)
-	          : (y->layout != LAYOUT_MODEL || !outermost_axis(y, axis)))
+	          : (layout != LAYOUT_MODEL || !outermost_axis(y, axis)))
 		return 0;
 	int64_t inner = 1;
 	for (int d = (int)axis + 1; d < y->rank; d++)
@@ -156,7 +161,8 @@ int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
 	for (int k = 0; k < n->n_inputs; k++) {
 		const struct tensor *x = n->inputs[k];
 		if (!x || x->data || x->is_input || x->alias || x->dtype != DTYPE_F32 ||
-		    x->layout != y->layout || x->rank != y->rank || is_graph_output(g, x))
+		    (selected && x->layout != layout) || x->rank != y->rank ||
+		    (g ? is_graph_output(g, x) : x->is_output))
 			return 0;
 		const struct node *p = x->producer;
 		if (!p || p->dead || ir_op_kind(p->op) == OPK_VIEW || p->op == OP_CONCAT)
@@ -169,9 +175,21 @@ int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
 				return 0;
 		if (block && k + 1 < n->n_inputs && x->dims[axis] % block)
 			return 0;
-		off[k] = at;
+		if (off)
+			off[k] = at;
 		at += (size_t)x->dims[axis] * (size_t)inner * sizeof(float);
 		sum += x->dims[axis];
 	}
 	return sum == y->dims[axis];
+}
+
+int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
+{
+	return n->n_outputs > 0 && n->outputs[0] &&
+	       concat_slices(g, n, n->outputs[0]->layout, 1, off);
+}
+
+int fuse_concat_free(const struct node *n, enum layout layout)
+{
+	return concat_slices(NULL, n, layout, 0, NULL);
 }

@@ -280,7 +280,11 @@ int nc_alternatives(struct node *n, const struct options *opt, const char *strat
 		(*alts)[m].in = k->layout;
 		(*alts)[m].out = kind == NC_GPOOL ? RT_L_CHW : k->layout;
 		(*alts)[m].n_in = nc_n_in(n);
-		(*alts)[m].cost_us = costs_nonconv_us(opt, k, n);
+		/* a zero-copy Concat (plan_memory) runs no code in this layout */
+		(*alts)[m].cost_us = kind == NC_CONCAT &&
+		                     fuse_concat_free(n, k->layout == RT_L_CHW ? LAYOUT_MODEL :
+		                                         (enum layout)(k->layout + 1))
+		                     ? 0 : costs_nonconv_us(opt, k, n);
 		m++;
 	}
 	if (m == 0) {

@@ -171,6 +171,9 @@ int fuse_has_residual(const struct node *n);
  * selection fixed the layouts; off[n->n_inputs] (output) gets each input's
  * byte offset in the output. */
 int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off);
+/* Whether Concat n will be zero-copy if selection gives it `layout` (its
+ * inputs converted to it): then it costs nothing (nc_alternatives). */
+int fuse_concat_free(const struct node *n, enum layout layout);
 
 /* ---- select.c ----------------------------------------------------------------
  * Needs: canonical form. Chooses a primitive (runtime/primitives.def) for every

@@ -180,6 +180,24 @@ else
 	failed "--emit-harness"
 	cat "$out/h.err" "$out/h.cc" "$out/h.run" 2>/dev/null
 fi
+# 7b. --evict-weights (what profile passes for a model whose weights exceed
+#     the cache): the same cases, timed, with the cache state in the header;
+#     also built with the line flush hidden (the portable fallback)
+for def in "" "-DHARNESS_NO_LINE_FLUSH -DHARNESS_EVICT_BYTES=(4u<<20)"; do
+	if (cd "$out/harness" && $CC -std=c99 -Wall -Wextra -pedantic -Werror -O0 $def \
+		-DHARNESS_CFLAGS='"-O0"' -o harness_ev harness.c -lm) 2>"$out/h.cc" &&
+		"$out/harness/harness_ev" --runs 2 --budget-ms 1 --evict-weights \
+			>"$out/evict.tsv" 2>"$out/h.run" &&
+		grep -q '^# cache: net (input in cache, the rest cold, weights from memory)' \
+			"$out/evict.tsv" &&
+		[ "$(grep -c -v '^#' "$out/evict.tsv")" = "$(grep -c -v '^#' "$out/costs.tsv")" ] &&
+		! awk -F'\t' '!/^#/ && !($4 > 0) { bad = 1 } END { exit !bad }' "$out/evict.tsv"; then
+		pass "harness --evict-weights times every case${def:+ (fallback flush)}"
+	else
+		failed "harness --evict-weights${def:+ (fallback flush)}"
+		cat "$out/h.cc" "$out/h.run" 2>/dev/null
+	fi
+done
 # 8. --no-cache measures everything again, though the cache has it all
 if "$DNNCC" profile "$model" -o "$out/fresh.tsv" --runs 1 --no-cache 2>"$out/nc.err" &&
 	grep -q "^dnncc profile: $total measured, 0 from cache" "$out/nc.err"; then

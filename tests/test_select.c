@@ -384,7 +384,9 @@ Test(candidates, strategies_narrow_the_rows)
 		cr_assert_eq(alt[a].prim->family, RT_FAM_SUM2D);
 	free(alt);
 	/* a channel Concat of 16-channel images: every layout, in = out, both
-	 * inputs read in it; the baselines keep CHW */
+	 * inputs read in it; the baselines keep CHW. In CHW and the blocked
+	 * layouts plan_memory makes it zero-copy (its inputs slices of its
+	 * output), so it costs nothing there; in HCW and HWC it copies */
 	n = cand_alternatives(cat, &o, "pbqp", &alt, NULL, &d);
 	cr_assert_eq(n, RT_L_COUNT_);
 	unsigned seen = 0;
@@ -393,11 +395,30 @@ Test(candidates, strategies_narrow_the_rows)
 		cr_assert_not_null(alt[a].nck);
 		cr_assert_eq(alt[a].in, alt[a].out);
 		cr_assert_eq(alt[a].n_in, 2);
-		cr_assert_gt(alt[a].cost_us, 0);
+		if (alt[a].in == RT_L_HCW || alt[a].in == RT_L_HWC)
+			cr_assert_gt(alt[a].cost_us, 0, "%s", alt[a].nck->name);
+		else
+			cr_assert_eq(alt[a].cost_us, 0, "%s is zero-copy", alt[a].nck->name);
 		seen |= 1u << alt[a].in;
 	}
 	cr_assert_eq(seen, (1u << RT_L_COUNT_) - 1);
 	free(alt);
+	/* 8-channel inputs are not whole 16-channel blocks: that Concat copies
+	 * in CHW16c, and is free in CHW8c and CHW */
+	struct graph *g2 = inception_graph();
+	n = cand_alternatives(find_node(g2, "cat"), &o, "pbqp", &alt, NULL, &d);
+	seen = 0;
+	for (int a = 0; a < n; a++) {
+		if (alt[a].in == RT_L_CHW16C || alt[a].in == RT_L_HWC)
+			cr_assert_gt(alt[a].cost_us, 0, "%s", alt[a].nck->name);
+		else if (alt[a].in == RT_L_CHW8C || alt[a].in == RT_L_CHW)
+			cr_assert_eq(alt[a].cost_us, 0, "%s is zero-copy", alt[a].nck->name);
+		seen |= 1u << alt[a].in;
+	}
+	cr_assert_eq(seen & (1u << RT_L_CHW | 1u << RT_L_CHW8C | 1u << RT_L_HWC),
+	             1u << RT_L_CHW | 1u << RT_L_CHW8C | 1u << RT_L_HWC);
+	free(alt);
+	ir_graph_free(g2);
 	cr_assert_eq(cand_alternatives(cat, &o, "canonical", &alt, NULL, &d), 1);
 	cr_assert_eq(alt[0].in, RT_L_CHW);
 	cr_assert_eq(alt[0].out, RT_L_CHW);
