@@ -1049,20 +1049,24 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 				j.nt = nt;
 				j.phase = 0;
 				j.groups = rt_wino_groups_(&j);
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-				if (lanes == 16 && pl.xps == 1)
-					rt_parallel(rt_wino_in_channels_, &j, pl.cg);
-				else if (lanes == 16) /* staged: a stage per part */
-					rt_parallel(rt_wino_parts_, &j, RT_WINO_GEMM_SLOTS);
-				else
-#endif
-					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
-				j.ug = ug;
+				/* the parts (GEMMs, staged transforms) go to the threads when
+				 * the block's GEMMs together pass RT_PARALLEL_MIN_WORK */
 #ifdef RT_THREADS
 				const int split = (double)nxi * pl.mg * nt * pl.cg >= RT_PARALLEL_MIN_WORK;
 #else
 				const int split = 0;
 #endif
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+				if (lanes == 16 && pl.xps == 1)
+					rt_parallel(rt_wino_in_channels_, &j, pl.cg);
+				else if (lanes == 16 && split) /* staged: a stage per part */
+					rt_parallel(rt_wino_parts_, &j, RT_WINO_GEMM_SLOTS);
+				else if (lanes == 16)
+					rt_wino_lanes_(&j, 0, j.groups);
+				else
+#endif
+					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
+				j.ug = ug;
 				if (!split) {
 					j.gsize = 0; /* one thread, one workspace */
 					rt_wino_gemms_(&j, 0, RT_WINO_GEMM_SLOTS);
@@ -1072,8 +1076,10 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 				}
 				j.phase = 1;
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-				if (lanes == 16 && pl.yps != 1) /* staged: a stage per part */
+				if (lanes == 16 && pl.yps != 1 && split) /* staged: a stage per part */
 					rt_parallel(rt_wino_parts_, &j, RT_WINO_GEMM_SLOTS);
+				else if (lanes == 16 && pl.yps != 1)
+					rt_wino_lanes_(&j, 0, j.groups);
 				else
 #endif
 					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
