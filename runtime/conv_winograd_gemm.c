@@ -855,6 +855,7 @@ struct rt_wino_job_ {
 static void rt_wino_run_(const struct rt_wino_job_ *j, int i0, int i1, float *st)
 {
 	const struct rt_wino_plan *pl = j->pl;
+	(void)st; /* only the AVX-512 HWC transforms stage */
 	const int tb0 = j->tb0, nt = j->nt, lanes = j->lanes;
 	int gi = 0;
 	for (int t0 = tb0, nl; t0 < tb0 + nt && gi < i1; t0 += nl, gi++) {
@@ -938,6 +939,7 @@ static void rt_wino_gemms_(void *ctx, int k0, int k1)
  * part k staging through the k-th stage buffer: the transforms that stage
  * (HWC on AVX-512) run on the threads side by side. A lane group's result
  * does not depend on the stage it used. */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
 static void rt_wino_parts_(void *ctx, int k0, int k1)
 {
 	const struct rt_wino_job_ *j = ctx;
@@ -945,6 +947,7 @@ static void rt_wino_parts_(void *ctx, int k0, int k1)
 		rt_wino_run_(j, j->groups * k / RT_WINO_GEMM_SLOTS, j->groups * (k + 1) / RT_WINO_GEMM_SLOTS,
 		             j->st + (size_t)k * j->nxi * 256);
 }
+#endif
 
 /* How many lane groups the block has. */
 static inline int rt_wino_groups_(const struct rt_wino_job_ *j)
