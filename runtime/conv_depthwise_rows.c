@@ -448,9 +448,24 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 		}                                                                                   \
 	}
 
+/* Slices of 16 channels an HWC image is cut into for the threads: a 7 x 7
+ * or 14 x 14 output has too few rows to share evenly (7 rows: 4 against 3),
+ * so those images are also cut across channels, into at least 16 pieces in
+ * all. A slice is a view of its own (the same pixel strides, channels from
+ * a multiple of 16), and every lane computes its channel alone, so outputs
+ * do not depend on the cut. Multipliers m > 1 and blocked images keep one. */
+static inline int rt_dwr_slices_(const struct rt_conv2d *p, int variant)
+{
+	const int groups = (p->M + 15) / 16, want = (16 + p->oH - 1) / p->oH;
+	if (variant == 8 || variant == 16 || p->M != p->C || p->oH >= 16)
+		return 1;
+	return groups < want ? groups : want;
+}
+
 /* Items [begin, end) of the whole convolution: item k is output row
- * k % oH of view k / oH, the views being, image after image, the image
- * itself (HWC, variant 0) or its blocks of B channels (variants 8, 16). */
+ * k % oH of view k / oH, the views being, image after image, the image's
+ * channel slices (HWC, variant 0; rt_dwr_slices_) or its blocks of B
+ * channels (variants 8, 16). */
 #define RT_DWR_ALL_(X, VL)                                                                  \
 	static RT_DWR_ATTR_##X void rt_dwr_all_##X(const struct rt_conv2d *p, int variant,       \
 	                                          const float *x, const float *wp,               \
@@ -460,6 +475,7 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 		const size_t xi = (size_t)p->H * p->W, yi = (size_t)p->oH * p->oW;                  \
 		const int B = variant == 8 || variant == 16 ? variant : 0;                          \
 		const int nb = B ? (p->C + B - 1) / B : 1;                                          \
+		const int S = rt_dwr_slices_(p, variant), g = (p->M + 15) / 16;                     \
 		for (int k = begin; k < end;) {                                                     \
 			const int v = k / p->oH, i0 = k % p->oH;                                        \
 			const int i1 = end - (k - i0) < p->oH ? end - (k - i0) : p->oH;                 \
@@ -469,10 +485,20 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 				                y + ((size_t)n * nb + cb) * yi * B, B, wp + B * cb, Mp,     \
 				                b ? b + B * cb : NULL, p->C - B * cb, p->C - B * cb,       \
 				                B / VL, 1, 1, i0, i1);                                      \
-			else                                                                            \
+			else if (S == 1)                                                                \
 				rt_dwr_view_##X(p, x + (size_t)n * xi * p->C, p->C,                         \
 				                y + (size_t)n * yi * p->M, p->M, wp, Mp, b, p->C, p->M,     \
 				                (p->M + VL - 1) / VL, p->M / p->C, 0, i0, i1);              \
+			else {                                                                          \
+				const int sn = v / S, sl = v % S; /* image, slice (M == C) */               \
+				const int c0 = 16 * (g * sl / S);                                           \
+				int c1 = 16 * (g * (sl + 1) / S);                                           \
+				c1 = c1 < p->M ? c1 : p->M;                                                 \
+				rt_dwr_view_##X(p, x + (size_t)sn * xi * p->C + c0, p->C,                   \
+				                y + (size_t)sn * yi * p->M + c0, p->M, wp + c0, Mp,         \
+				                b ? b + c0 : NULL, c1 - c0, c1 - c0, (c1 - c0 + VL - 1) / VL, \
+				                1, 0, i0, i1);                                              \
+			}                                                                               \
 			k += i1 - i0;                                                                   \
 		}                                                                                   \
 	}
@@ -548,7 +574,7 @@ RT_FN void rt_conv_depthwise_rows(const struct rt_conv2d *p, int variant,
 {
 	struct rt_dwr_job_ j = {p, variant, x, w, b, y};
 	const int B = variant == 8 || variant == 16 ? variant : 0;
-	const int items = p->N * (B ? (p->C + B - 1) / B : 1) * p->oH;
+	const int items = p->N * (B ? (p->C + B - 1) / B : rt_dwr_slices_(p, variant)) * p->oH;
 	(void)ws;
 	/* a depthwise multiply-add counts 4 (it runs at about a quarter of a
 	 * dense convolution's rate: MobileNetV2's 28 x 28 x 144 layer, 1 M of

@@ -523,11 +523,20 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 	j.band = (int)(131072 / ((size_t)p->C * nr));
 	if (j.band < 1)
 		j.band = 1;
+	const double work = (double)p->M * p->C * p->oH * p->oW;
+#ifdef RT_THREADS
+	/* and, where the layer splits, at least 2 RT_PARALLEL_ITEMS items, so
+	 * that a layer of few output channels (MobileNetV2's 28 x 28 x 144 ->
+	 * 32: one pair, 2 bands) or few tiles (7 x 7 x 960 -> 160: 5 pairs, 1
+	 * band) shares evenly; a tile computes the same whatever band it is in */
+	const int bands = (2 * RT_PARALLEL_ITEMS + j.pairs - 1) / j.pairs;
+	if (work >= RT_PARALLEL_MIN_WORK && (j.tiles + j.band - 1) / j.band < bands)
+		j.band = (j.tiles + bands - 1) / bands > 1 ? (j.tiles + bands - 1) / bands : 1;
+#endif
 	const int items = (j.tiles + j.band - 1) / j.band * j.pairs;
 	const size_t ximg = bs ? (size_t)g.ncb * g.xcb : (size_t)p->H * p->W * p->C;
 	const size_t yimg = bs ? (size_t)((p->M + bs - 1) / bs) * bs * p->oH * p->oW
 	                       : (size_t)p->M * p->oH * p->oW;
-	const double work = (double)p->M * p->C * p->oH * p->oW;
 	for (int n = 0; n < p->N; n++) {
 		j.x = x + n * ximg;
 		j.y = y + n * yimg;

@@ -841,13 +841,21 @@ struct rt_wino_job_ {
 	float *vb, *mb, *st;  /* V, M and the stage buffer of the workspace */
 	int tb0, nt, lanes;   /* the block's tiles; tiles per lane group */
 	int phase;            /* 0: input transform into V, 1: output transform from M */
+	/* the GEMM phase: M[xi] = U[xi] V[xi] for every point xi */
+	const float *ug;      /* the group's packed U: [nxi][upanel] */
+	size_t upanel;        /* floats of one packed U[xi] */
+	float *gws;           /* RT_WINO_GEMM_SLOTS GEMM workspaces of gsize floats */
+	size_t gsize;         /* 0: every part uses the first one (one thread) */
+	int isa, nxi;
+	int groups;           /* lane groups of the block, for rt_wino_parts_ */
 };
 
-/* Lane groups [i0, i1) of the block. */
-static void rt_wino_lanes_(void *ctx, int i0, int i1)
+/* Lane groups [i0, i1) of the block, staging through st when the layout
+ * needs it (HWC on AVX-512). */
+static void rt_wino_run_(const struct rt_wino_job_ *j, int i0, int i1, float *st)
 {
-	const struct rt_wino_job_ *j = ctx;
 	const struct rt_wino_plan *pl = j->pl;
+	(void)st; /* only the AVX-512 HWC transforms stage */
 	const int tb0 = j->tb0, nt = j->nt, lanes = j->lanes;
 	int gi = 0;
 	for (int t0 = tb0, nl; t0 < tb0 + nt && gi < i1; t0 += nl, gi++) {
@@ -860,7 +868,7 @@ static void rt_wino_lanes_(void *ctx, int i0, int i1)
 			float *vl = j->vb + (t0 - tb0); /* the lane group's columns of V */
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
 			if (lanes == 16) {
-				rt_wino_in_pix_avx512(pl, j->xg, ty, tx0, nl, vl, j->st);
+				rt_wino_in_pix_avx512(pl, j->xg, ty, tx0, nl, vl, st);
 				continue;
 			}
 #endif
@@ -878,7 +886,7 @@ static void rt_wino_lanes_(void *ctx, int i0, int i1)
 				if (pl->yps == 1)
 					rt_wino_out_rows_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl);
 				else
-					rt_wino_out_pix_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl, j->st);
+					rt_wino_out_pix_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl, st);
 				continue;
 			}
 #endif
@@ -892,6 +900,54 @@ static void rt_wino_lanes_(void *ctx, int i0, int i1)
 		}
 	}
 }
+
+/* Lane groups [i0, i1) of the block, one stage buffer (layouts that need
+ * none run any range on any thread). */
+static void rt_wino_lanes_(void *ctx, int i0, int i1)
+{
+	const struct rt_wino_job_ *j = ctx;
+	rt_wino_run_(j, i0, i1, j->st);
+}
+
+/* The GEMM phase is cut into this many parts of consecutive points xi, part
+ * k packing its B panels into the k-th GEMM workspace, so that the threads
+ * run whole GEMMs side by side: one block's GEMMs (tb <= 96 tiles wide) are
+ * too narrow to split each over the threads and too small to pass
+ * RT_PARALLEL_MIN_WORK alone (28 x 28 x 128: 128 x 48 x 128 per point), while
+ * the block's 16 to 64 of them together are not. prep_winograd_ws reserves
+ * the slots (keep in step). */
+#define RT_WINO_GEMM_SLOTS 4
+
+/* Parts [k0, k1) of the block's GEMMs. Each M[xi] is one rt_sgemm call
+ * whoever makes it (nested in a job it runs on its thread alone), so the
+ * outputs do not depend on the thread count. */
+static void rt_wino_gemms_(void *ctx, int k0, int k1)
+{
+	const struct rt_wino_job_ *j = ctx;
+	const struct rt_wino_plan *pl = j->pl;
+	for (int k = k0; k < k1; k++) {
+		float *gws = j->gws + (size_t)k * j->gsize;
+		const int xi1 = j->nxi * (k + 1) / RT_WINO_GEMM_SLOTS;
+		for (int xi = j->nxi * k / RT_WINO_GEMM_SLOTS; xi < xi1; xi++)
+			rt_sgemm(j->isa, pl->mg, j->nt, pl->cg, NULL, 0, 0, j->ug + (size_t)xi * j->upanel,
+			         j->vb + (size_t)xi * pl->cg * pl->tb, (size_t)pl->tb, 1,
+			         j->mb + (size_t)xi * pl->mg * pl->tb, (size_t)pl->tb, 0, gws);
+	}
+}
+
+/* Parts [k0, k1) of the block's lane groups, RT_WINO_GEMM_SLOTS parts,
+ * part k staging through the k-th stage buffer: the transforms that stage
+ * (HWC on AVX-512) run on the threads side by side. A lane group's result
+ * does not depend on the stage it used. */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+static void rt_wino_parts_(void *ctx, int k0, int k1)
+{
+	const struct rt_wino_job_ *j = ctx;
+	for (int k = k0; k < k1; k++)
+		rt_wino_run_(j, j->groups * k / RT_WINO_GEMM_SLOTS, j->groups * (k + 1) / RT_WINO_GEMM_SLOTS,
+		             j->st + (size_t)k * j->nxi * 256);
+}
+#endif
 
 /* How many lane groups the block has. */
 static inline int rt_wino_groups_(const struct rt_wino_job_ *j)
@@ -958,8 +1014,14 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	const size_t upanel = (size_t)((pl.mg + mr - 1) / mr) * mr * pl.cg; /* one packed U[xi] */
 	float *vb = ws;                                  /* V: [nxi][cg][tb] */
 	float *mb = vb + (size_t)nxi * pl.cg * pl.tb;    /* M: [nxi][mg][tb] */
-	float *st = mb + (size_t)nxi * pl.mg * pl.tb;    /* stage: [nxi][16][16] */
-	float *gws = st + (size_t)nxi * 256;             /* rt_sgemm's workspace */
+	float *st = mb + (size_t)nxi * pl.mg * pl.tb;    /* stages: [RT_WINO_GEMM_SLOTS][nxi][16][16] */
+	float *gws = st + (size_t)RT_WINO_GEMM_SLOTS * nxi * 256; /* rt_sgemm's workspaces, gsize floats each */
+	/* floats of rt_sgemm_workspace_size(p->isa, mg, tb, cg) (sgemm.h; library
+	 * builds only, so written out): the packed B block plus 64 bytes */
+	const size_t gkc = (size_t)(pl.cg < RT_SGEMM_KC(p->isa) ? pl.cg : RT_SGEMM_KC(p->isa));
+	const size_t gnc = (size_t)(pl.tb < RT_SGEMM_NC(p->isa) ? pl.tb : RT_SGEMM_NC(p->isa));
+	const size_t gnr = (size_t)RT_SGEMM_NR(p->isa);
+	const size_t gsize = (gnc + gnr - 1) / gnr * gnr * gkc + 16;
 	int lanes = 4;
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
 	if (p->isa == RT_SGEMM_ISA_AVX512)
@@ -970,7 +1032,8 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 		lanes = 8;
 #endif
 	(void)st;
-	struct rt_wino_job_ j = {.pl = &pl, .vb = vb, .mb = mb, .st = st, .lanes = lanes};
+	struct rt_wino_job_ j = {.pl = &pl, .vb = vb, .mb = mb, .st = st, .lanes = lanes,
+	                         .upanel = upanel, .gws = gws, .isa = p->isa, .nxi = nxi};
 
 	for (int n = 0; n < p->N; n++)
 		for (int g = 0; g < p->group; g++) {
@@ -988,22 +1051,38 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 				j.tb0 = tb0;
 				j.nt = nt;
 				j.phase = 0;
+				j.groups = rt_wino_groups_(&j);
+				/* the parts (GEMMs, staged transforms) go to the threads when
+				 * the block's GEMMs together pass RT_PARALLEL_MIN_WORK */
+#ifdef RT_THREADS
+				const int split = (double)nxi * pl.mg * nt * pl.cg >= RT_PARALLEL_MIN_WORK;
+#else
+				const int split = 0;
+#endif
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
 				if (lanes == 16 && pl.xps == 1)
 					rt_parallel(rt_wino_in_channels_, &j, pl.cg);
-				else if (lanes == 16) /* one stage buffer: one thread */
-					rt_wino_lanes_(&j, 0, rt_wino_groups_(&j));
+				else if (lanes == 16 && split) /* staged: a stage per part */
+					rt_parallel(rt_wino_parts_, &j, RT_WINO_GEMM_SLOTS);
+				else if (lanes == 16)
+					rt_wino_lanes_(&j, 0, j.groups);
 				else
 #endif
 					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
-				for (int xi = 0; xi < nxi; xi++)
-					rt_sgemm(p->isa, pl.mg, nt, pl.cg, NULL, 0, 0, ug + (size_t)xi * upanel,
-					         vb + (size_t)xi * pl.cg * pl.tb, (size_t)pl.tb, 1,
-					         mb + (size_t)xi * pl.mg * pl.tb, (size_t)pl.tb, 0, gws);
+				j.ug = ug;
+				if (!split) {
+					j.gsize = 0; /* one thread, one workspace */
+					rt_wino_gemms_(&j, 0, RT_WINO_GEMM_SLOTS);
+				} else {
+					j.gsize = gsize;
+					rt_parallel(rt_wino_gemms_, &j, RT_WINO_GEMM_SLOTS);
+				}
 				j.phase = 1;
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-				if (lanes == 16 && pl.yps != 1) /* one stage buffer: one thread */
-					rt_wino_lanes_(&j, 0, rt_wino_groups_(&j));
+				if (lanes == 16 && pl.yps != 1 && split) /* staged: a stage per part */
+					rt_parallel(rt_wino_parts_, &j, RT_WINO_GEMM_SLOTS);
+				else if (lanes == 16 && pl.yps != 1)
+					rt_wino_lanes_(&j, 0, j.groups);
 				else
 #endif
 					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));

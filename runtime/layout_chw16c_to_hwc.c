@@ -3,19 +3,28 @@
  * channels are dropped. */
 #include "runtime/rt_types.h"
 
-RT_FN void rt_layout_chw16c_to_hwc(int N, int C, int H, int W,
-                                   const float *x, /* [N][C/16][H][W][16] */
-                                   float *y)       /* out: [N][H][W][C] */
+struct rt_chw16c_to_hwc_job_ {
+	int C;
+	size_t hw;
+	const float *x; /* [N][C/16][H][W][16] */
+	float *y;       /* [N][H][W][C] */
+};
+
+/* Items [begin, end): image it / RT_PARALLEL_ITEMS, part it % RT_PARALLEL_ITEMS
+ * of its pixels. Pixel by pixel: cb read streams, one write stream. */
+static void rt_chw16c_to_hwc_items_(void *ctx, int begin, int end)
 {
-	const int cb = (C + 15) / 16;
-	const size_t hw = (size_t)H * W, blk = hw * 16;
-	/* pixel by pixel: cb read streams, one write stream */
-	for (int n = 0; n < N; n++) {
-		const float *xn = x + (size_t)n * cb * blk;
-		float *yn = y + (size_t)n * C * hw;
-		for (size_t p = 0; p < hw; p++) {
+	const struct rt_chw16c_to_hwc_job_ *j = ctx;
+	const int C = j->C, cb = (C + 15) / 16;
+	const size_t hw = j->hw, blk = hw * 16;
+	for (int it = begin; it < end; it++) {
+		const int n = it / RT_PARALLEL_ITEMS, part = it % RT_PARALLEL_ITEMS;
+		const float *xn = j->x + (size_t)n * cb * blk;
+		float *yn = j->y + (size_t)n * C * hw;
+		const size_t p1 = hw * (part + 1) / RT_PARALLEL_ITEMS;
+		for (size_t p = hw * part / RT_PARALLEL_ITEMS; p < p1; p++) {
 			const float *xp = xn + p * 16; /* block 0's [16] of this pixel */
-			float *yp = yn + p * C;         /* [C] */
+			float *yp = yn + p * C; /* [C] */
 			int k = 0;
 			for (; (k + 1) * 16 <= C; k++)
 				for (int r = 0; r < 16; r++)
@@ -24,4 +33,17 @@ RT_FN void rt_layout_chw16c_to_hwc(int N, int C, int H, int W,
 				yp[c] = xp[k * blk + c - k * 16];
 		}
 	}
+}
+
+/* Threads take parts of the pixels (rt_parallel); each pixel is copied
+ * alone, so the cut changes nothing that lands. */
+RT_FN void rt_layout_chw16c_to_hwc(int N, int C, int H, int W,
+                                   const float *x, /* [N][C/16][H][W][16] */
+                                   float *y)       /* out: [N][H][W][C] */
+{
+	struct rt_chw16c_to_hwc_job_ j = {C, (size_t)H * W, x, y};
+	if ((double)RT_PARALLEL_COPY_UNITS * N * C * H * W < RT_PARALLEL_MIN_WORK)
+		rt_chw16c_to_hwc_items_(&j, 0, N * RT_PARALLEL_ITEMS);
+	else
+		rt_parallel(rt_chw16c_to_hwc_items_, &j, N * RT_PARALLEL_ITEMS);
 }

@@ -50,7 +50,7 @@ RT_FN void rt_layout_chw_to_chw16c(int N, int C, int H, int W,
 			/* the last, partial block (a 3-channel image): pixels cut
 			 * into RT_PARALLEL_ITEMS parts */
 			struct rt_chw_to_chw16c_job_ j = {rows, hw, xk, yk};
-			if (4.0 * hw * 16 < RT_PARALLEL_MIN_WORK) /* a copy counts 4 */
+			if ((double)RT_PARALLEL_COPY_UNITS * hw * 16 < RT_PARALLEL_MIN_WORK)
 				rt_chw_to_chw16c_part_(&j, 0, RT_PARALLEL_ITEMS);
 			else
 				rt_parallel(rt_chw_to_chw16c_part_, &j, RT_PARALLEL_ITEMS);

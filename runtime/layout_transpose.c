@@ -185,7 +185,7 @@ static void rt_lt_parts_(void *ctx, int begin, int end)
 RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y, size_t ldy)
 {
 	struct rt_lt_job_ j = {r, c, r >= c, x, ldx, y, ldy};
-	if (4.0 * r * c < RT_PARALLEL_MIN_WORK) /* a copied element counts 4 */
+	if ((double)RT_PARALLEL_COPY_UNITS * r * c < RT_PARALLEL_MIN_WORK)
 		rt_layout_transpose(r, c, x, ldx, y, ldy);
 	else
 		rt_parallel(rt_lt_parts_, &j, RT_PARALLEL_ITEMS);

@@ -254,8 +254,10 @@ size_t prep_winograd_ws(const struct rt_conv2d *p, int variant)
 	const int tb = wino_tile_block(tiles);
 	const size_t gemm = (rt_sgemm_workspace_size(p->isa, mg, tb, cg) + sizeof(float) - 1) /
 	                    sizeof(float);
-	/* V, M, the 16 x 16 transpose stage per point, the GEMM's packing */
-	return (size_t)nxi * (cg + mg) * tb + (size_t)nxi * 256 + gemm;
+	/* V, M, and for each of the RT_WINO_GEMM_SLOTS (conv_winograd_gemm.c)
+	 * parts that run side by side the 16 x 16 transpose stage per point and
+	 * the GEMM's packing */
+	return (size_t)nxi * (cg + mg) * tb + 4 * ((size_t)nxi * 256 + gemm);
 }
 
 size_t prep_winograd_packed(const struct rt_conv2d *p, int variant)

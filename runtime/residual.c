@@ -65,15 +65,15 @@ static void rt_residual_items_(void *ctx, int begin, int end)
 }
 
 /* Threads take parts of the elements (rt_parallel); each element gets the
- * same arithmetic whoever computes it. An element counts as 4 units of
- * RT_PARALLEL_MIN_WORK (two loads, an add, a store, against one FMA). */
+ * same arithmetic whoever computes it. An element counts as
+ * RT_PARALLEL_COPY_UNITS (two loads, an add, a store: memory-bound). */
 RT_FN void rt_conv_residual(int N, int M, int HW, int block, int act, float alpha, float beta,
                             const float *r, /* like y */
                             float *y)       /* in and out: N images of M x HW */
 {
 	struct rt_residual_job_ j = {N, M, HW, block, act, alpha, beta, r, y};
 	const int items = block ? N * ((M + block - 1) / block) : RT_PARALLEL_ITEMS;
-	if (4.0 * N * M * HW < RT_PARALLEL_MIN_WORK)
+	if ((double)RT_PARALLEL_COPY_UNITS * N * M * HW < RT_PARALLEL_MIN_WORK)
 		rt_residual_items_(&j, 0, items);
 	else
 		rt_parallel(rt_residual_items_, &j, items);

@@ -40,12 +40,18 @@ typedef void (*rt_range_fn)(void *ctx, int begin, int end);
  * threads against 73 us at 1; 1 Mi (about 25 us of a vectorised
  * convolution) keeps every DS-CNN and most MobileNetV1-0.25 layers on one
  * thread and splits every layer that matters in the torchvision networks.
- * Kernels slower per unit than a dense convolution (depthwise, pools,
- * copies) count 4 units per multiply-add or element.
+ * Kernels slower per unit than a dense convolution (depthwise, pools)
+ * count 4 units per multiply-add or element; copies, RT_PARALLEL_COPY_UNITS.
  * The tests set it to 0 to split everything. */
 #ifndef RT_PARALLEL_MIN_WORK
 #define RT_PARALLEL_MIN_WORK 1048576
 #endif
+/* Units of RT_PARALLEL_MIN_WORK per element that a memory-bound kernel
+ * (layout transforms, Concat, the residual add) moves: such a kernel moves
+ * 2.5-4 elements per ns where a dense convolution does about 40 multiply-adds
+ * (GoogLeNet's HWC Concats, 1.2 M elements in 0.32 ms; MobileNetV2's 3-channel
+ * input to HWC, 150 K in 84 us), so 16, and 64 Ki elements or more split. */
+#define RT_PARALLEL_COPY_UNITS 16
 /* Items a kernel whose natural pieces are few (a layer with one or two
  * vectors of output channels) cuts its work into, so that 2..4 threads
  * get even shares; a constant, so the cut never depends on the count. */

@@ -9,7 +9,11 @@ SGEMM), a wider CNN that is also built under the direct, im2col and
 Winograd families' strategies, so their rows run threaded, and a small
 MobileNet-like net (depthwise rows, max and average pools in the blocked
 layouts, a residual Add, a 3-channel input, 16-channel convolutions split by
-rows) built for the host, for x86-64-v3 (AVX2) and for c99 (plain C). Each is compiled with
+rows) built for the host, for x86-64-v3 (AVX2) and for c99 (plain C), and
+an inception block on 14 x 14 and 7 x 7 planes (HWC Concats, 1x1 rows cut
+into more bands, depthwise rows cut into channel slices, blocked <-> HWC
+transforms; under family:winograd its 3x3 GEMMs in parts side by side), for
+the host and for AVX2. Each is compiled with
 --threads 5 and built (-O0, to keep make check cheap) with
 -DRT_PARALLEL_MIN_WORK=0, so that even the small layers split over the
 threads (the wide and mobile CNNs and the FC nets also with the default threshold);
@@ -124,6 +128,30 @@ def mobile_net():
     return gen.finish(g, [t])
 
 
+def inception_net():
+    """An inception block on 7 x 7 and 14 x 14 planes: HWC Concat copies
+    split by rows, 3x3 Winograd (its GEMMs and, on HWC, its staged
+    transforms run side by side in parts), 1x1 rows with one pair of
+    output vectors cut into more bands, depthwise rows on a 7-row plane cut
+    across channel slices, and the blocked <-> HWC transforms."""
+    g = gen.Graph("incept", gen.random.Random(13))
+    x = g.add_input([1, 40, 14, 14])
+    a = g.conv(x, 24, [1, 1])
+    b = g.conv(x, 32, [3, 3], pads=[1, 1, 1, 1])
+    b = g.unary(b, "Relu")
+    c = g.conv(x, 40, [3, 3], pads=[1, 1, 1, 1], group=40)
+    t = g.concat([a, b, c])
+    t = g.conv(t, 96, [3, 3], stride=[2, 2], pads=[1, 1, 1, 1], group=96)
+    t = g.conv(t, 48, [1, 1])
+    d = g.conv(t, 48, [3, 3], pads=[1, 1, 1, 1])
+    e = g.conv(t, 24, [1, 1])
+    t = g.concat([d, e, t])
+    t = g.conv(t, 120, [3, 3], pads=[1, 1, 1, 1], group=120)
+    t = g.flatten(g.global_avg(t))
+    t = g.gemm(t, 10)
+    return gen.finish(g, [t])
+
+
 def cases():
     """[(name, model, inputs, outputs, strategies)]"""
     conv_strats = ["pbqp", "family:direct", "family:im2", "family:winograd"]
@@ -134,6 +162,7 @@ def cases():
     res.append(("sample", sample, [(sample.graph.input[0].name, img)], None, ["pbqp"]))
     res.append(("wide",) + wide_cnn() + (conv_strats,))
     res.append(("mobile",) + mobile_net() + (["pbqp", "pbqp@x86-64-v3", "pbqp@c99"],))
+    res.append(("incept",) + inception_net() + (["pbqp", "family:winograd", "family:winograd@x86-64-v3"],))
     for name, m, ins, outs in gen.fixed_graphs():
         if name in ("alexnet_stem",):
             res.append((name, m, ins, outs, ["pbqp"]))
