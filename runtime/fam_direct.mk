@@ -1,6 +1,6 @@
 # runtime/fam_direct.mk - sources of the direct family: embedded units (RT_UNITS) and compile-time prep.
 RT_UNITS += runtime/conv_direct_chw.c runtime/conv_direct_s2_chw.c runtime/conv_direct_hwc.c \
-	runtime/conv_direct_hcw.c runtime/conv_direct_vec.c
+	runtime/conv_direct_hcw.c runtime/conv_direct_vec.c runtime/conv_stem.c
 libdnncc_rt_a_SOURCES += runtime/prep_direct.c
 # The layout transforms (transforms.def): the shared transpose first.
 RT_UNITS += runtime/layout_transpose.c \
