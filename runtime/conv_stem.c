@@ -161,6 +161,9 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 			}                                                                                    \
 		const int act = p->act;                                                                  \
 		const V lo = SET1(act == RT_ACT_CLIP ? p->alpha : 0.0f), hi = SET1(p->beta);             \
+		/* activations done on vectors; whether they keep a zero sum zero */                     \
+		const int vec_act = act == RT_ACT_NONE || act == RT_ACT_RELU || act == RT_ACT_CLIP;      \
+		const int zero_pad = act != RT_ACT_CLIP || (p->alpha <= 0.0f && p->beta >= 0.0f);        \
 		_Pragma("GCC unroll 4") for (int q = 0; q < nb; q++)                                     \
 		{                                                                                        \
 			const int m = m0 + q * VL;                                                           \
@@ -171,13 +174,23 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 			{                                                                                    \
 				float *dst = yq + k * ypix;                                                      \
 				V a = acc[q * nw + k];                                                           \
-				if (whole && act == RT_ACT_NONE)                                                 \
+				if (act == RT_ACT_RELU)                                                          \
+					a = MAX(a, lo);                                                              \
+				else if (act == RT_ACT_CLIP)                                                     \
+					a = MIN(MAX(a, lo), hi);                                                     \
+				if (whole && vec_act)                                                            \
 					STORE(dst, a);                                                               \
-				else if (whole && act == RT_ACT_RELU)                                            \
-					STORE(dst, MAX(a, lo));                                                      \
-				else if (whole && act == RT_ACT_CLIP)                                            \
-					STORE(dst, MIN(MAX(a, lo), hi));                                             \
-				else {                                                                           \
+				else if (vec_act && j->bs && zero_pad) /* padding lanes: act(0 + 0) = 0 */       \
+					STORE(dst, a);                                                               \
+				else if (vec_act) { /* HWC: the real channels only */                            \
+					float t[VL];                                                                 \
+					STORE(t, a);                                                                 \
+					for (int l = 0; l < VL && m + l < p->M; l++)                                 \
+						dst[l] = t[l];                                                           \
+					if (j->bs)                                                                   \
+						for (int l = p->M - m; l < VL; l++)                                      \
+							dst[l] = 0.0f;                                                       \
+				} else {                                                                         \
 					float t[VL];                                                                 \
 					STORE(t, a);                                                                 \
 					rt_stem_store_lanes_(j, m, VL, t, dst);                                      \
@@ -240,7 +253,9 @@ RT_SIMD_EACH(RT_STEM_KERNEL_)
 static void rt_stem_items_(void *ctx, int r0, int r1)
 {
 	const struct rt_stem_job_ *j = ctx;
-	const int isa = rt_simd_isa(j->p->isa, j->bs ? j->bs : 16);
+	/* HWC: 16-lane vectors when M leaves no more than half a vector idle */
+	const int m16 = j->p->M % 16;
+	const int isa = rt_simd_isa(j->p->isa, j->bs ? j->bs : m16 == 0 || m16 > 8 ? 16 : 8);
 	(void)isa;
 #if RT_SIMD_HAVE_AVX512
 	if (isa == RT_SGEMM_ISA_AVX512) {
