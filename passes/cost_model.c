@@ -96,6 +96,7 @@ void cost_primitive_parts(const struct rt_prim *r, const struct rt_conv2d *p,
 
 	out->xform_flops = 0;
 	out->bytes = 4.0 * N * (p->C * ipix + p->M * opix);
+	out->wbytes = 4.0 * p->M * cg * taps; /* as packed by the direct, im2 and kn2 rows */
 	switch (c->work) {
 	case RT_CW_GRID:
 		out->flops = 2.0 * N * p->M * cg * taps * ipix;
@@ -109,6 +110,9 @@ void cost_primitive_parts(const struct rt_prim *r, const struct rt_conv2d *p,
 		out->flops = 2.0 * ah * aw * p->M * cg * tiles;
 		out->xform_flops = 2.0 * (p->C + p->M) * tiles * ah * aw * (ah + aw);
 		out->bytes += 4.0 * ah * aw * (p->C + p->M) * tiles;
+		/* the transformed weights: alpha_h alpha_w per kernel instead of
+		 * kH kW (16/9 of the direct rows' for F(2x2, 3x3)) */
+		out->wbytes = 4.0 * ah * aw * p->M * cg;
 		shape = gemm_shape(mg, tiles, cg);
 		break;
 	}
@@ -130,6 +134,7 @@ void cost_primitive_parts(const struct rt_prim *r, const struct rt_conv2d *p,
 		out->flops = 8.0 * p->M * cg * spectra;
 		out->xform_flops = N * tiles * (p->C + p->M) * 2.5 * pts * log2(pts);
 		out->bytes += 8.0 * (p->C + p->M) * spectra;
+		out->wbytes = 8.0 * p->M * cg * pts / 2; /* complex half spectra */
 		shape = gemm_shape(mg, tiles * pts / 2, cg);
 		break;
 	}
@@ -138,6 +143,15 @@ void cost_primitive_parts(const struct rt_prim *r, const struct rt_conv2d *p,
 		out->flops = 2.0 * N * p->M * cg * taps * opix;
 		shape = gemm_shape(mg, opix, cg * taps);
 		out->bytes += c->patch * N * p->C * taps * opix;
+		/* a blocked input with fewer channels than one block (a first
+		 * layer's 3): the tile's innermost loop runs over those few, and
+		 * the row runs below its rate (conv_direct_chw16c on ResNet's and
+		 * GoogLeNet's 7x7 stems: 1.7-2.9x the estimate without this) */
+		if (r->in == RT_L_CHW8C || r->in == RT_L_CHW16C) {
+			const double bs = r->in == RT_L_CHW8C ? 8 : 16;
+			if (cg < bs)
+				shape *= 0.4 + 0.6 * cg / bs;
+		}
 		break;
 	}
 	out->shape = c->gemm ? shape : 1;
@@ -156,7 +170,7 @@ static double estimate_s(const struct rt_prim *r, const struct rt_conv2d *p)
 	if (!(xe > 1e-3))
 		xe = 1e-3;
 	return parts.flops / (eff * rate * parts.shape) + parts.xform_flops / (xe * rate) +
-	       parts.bytes / cost_bandwidth;
+	       parts.bytes / cost_bandwidth + parts.wbytes / cost_stream_bandwidth;
 }
 
 double cost_primitive_us(const struct rt_prim *r, const struct rt_conv2d *p)

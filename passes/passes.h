@@ -323,6 +323,8 @@ struct cost_parts {
 	double shape;       /* fraction of peak the GEMM's shape allows (1: not a GEMM) */
 	double xform_flops; /* Winograd / FFT transforms */
 	double bytes;       /* memory traffic */
+	double wbytes;      /* packed weights, read once per call from memory (cold in a
+	                       network: every layer's differ); at cost_stream_bandwidth */
 };
 void cost_primitive_parts(const struct rt_prim *prim, const struct rt_conv2d *p,
                           struct cost_parts *out);

@@ -105,3 +105,29 @@ void prep_direct_s2_pack(const struct rt_conv2d *p, int variant,
 						out[k] = m < mg ? w[(((size_t)g * mg + m) * cg + c) * taps + t] : 0.0f;
 					}
 }
+
+int prep_stem_applies(const struct rt_conv2d *p, int variant)
+{
+	(void)variant;
+	return p->group == 1 && p->C >= 1 && p->C <= 4 && p->sH >= 1 && p->sH <= 4 && p->sW >= 1 &&
+	       p->sW <= 4;
+}
+
+size_t prep_stem_packed(const struct rt_conv2d *p, int variant)
+{
+	(void)variant;
+	return (size_t)p->C * p->kH * p->kW * ((p->M + 15) / 16 * 16);
+}
+
+void prep_stem_pack(const struct rt_conv2d *p, int variant,
+                    const float *w, /* [M][C][kH][kW] */
+                    float *out)     /* out: [C][kH][kW][Mp] */
+{
+	const int taps = p->kH * p->kW, mp = (p->M + 15) / 16 * 16;
+	size_t k = 0;
+	(void)variant;
+	for (int c = 0; c < p->C; c++)
+		for (int t = 0; t < taps; t++)
+			for (int m = 0; m < mp; m++, k++)
+				out[k] = m < p->M ? w[((size_t)m * p->C + c) * taps + t] : 0.0f;
+}

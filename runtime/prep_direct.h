@@ -30,4 +30,11 @@ void prep_direct_s2_pack(const struct rt_conv2d *p, int variant, const float *w,
 size_t prep_direct_mkkc_packed(const struct rt_conv2d *p, int variant);
 void prep_direct_mkkc_pack(const struct rt_conv2d *p, int variant, const float *w, float *out);
 
+/* First-layer rows (conv_stem.c, variant = output block 16, 8, or 0 for HWC):
+ * C <= 4, no groups, strides up to 4. Weights packed [C][kH][kW][Mp], Mp = M
+ * rounded up to 16, padding zero. */
+int prep_stem_applies(const struct rt_conv2d *p, int variant);
+size_t prep_stem_packed(const struct rt_conv2d *p, int variant);
+void prep_stem_pack(const struct rt_conv2d *p, int variant, const float *w, float *out);
+
 #endif

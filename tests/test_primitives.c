@@ -7,7 +7,9 @@
  * depthwise) plus every conv layer of AlexNet, VGG-16, GoogLeNet, ResNet-50
  * and MobileNetV2 (tests/conv_layers.h), and 64 depthwise shapes around the
  * register-tiled depthwise rows (3x3 and 5x5, strides 1 and 2, odd channel
- * counts, multipliers, tiny planes, every padding). For each shape every applicable
+ * counts, multipliers, tiny planes, every padding), and 48 first-layer shapes
+ * (C 1 to 4, kernels 3 to 11, strides 1 to 4) around the stem rows. For each
+ * shape every applicable
  * primitive runs through its real interface: weights packed by its PACK,
  * input converted into its layout, a workspace of WS floats with guard
  * values after it, output converted back to CHW and compared with sum2d.
@@ -146,6 +148,53 @@ static struct shape depthwise_shape(int k)
 	p->alpha = p->act == RT_ACT_CLIP ? -0.5f : 0.1f;
 	p->beta = 0.5f;
 	s.what = "depthwise";
+	return s;
+}
+
+/* Stem shape k of N_STEM: what the first-layer rows (conv_stem_chw_*) take,
+ * C 1 to 4, with everything around their tiles varied: kernels 3, 5, 7 and
+ * 11 (and one non-square), strides 1 to 4 (unequal ones too), dilation 2 now
+ * and then, every padding, planes from 1 pixel to rows wider than the
+ * longest register tile (24 pixels at stride 4), output channels below, at,
+ * between and past the vector widths and the 4-vector tile (1 to 70), batch
+ * 2, every epilogue, Clip with a positive minimum (padding lanes of the
+ * blocked outputs must still be zero). Deterministic per k. */
+#define N_STEM 48
+static struct shape stem_shape(int k)
+{
+	static const int kernels[] = {3, 5, 7, 11};
+	static const int outs[] = {1, 3, 8, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65, 70};
+	static const int acts[] = {RT_ACT_RELU, RT_ACT_NONE, RT_ACT_CLIP, RT_ACT_LEAKY_RELU,
+	                           RT_ACT_SIGMOID, RT_ACT_CLIP};
+	struct shape s;
+	struct rt_conv2d *p = &s.p;
+	memset(&s, 0, sizeof s);
+	rng_state = 0x9e3779b97f4a7c15ULL * (unsigned long long)(k + 3);
+	do {
+		p->N = k % 13 == 4 ? 2 : 1;
+		p->C = 1 + k % 4;
+		p->group = 1;
+		p->M = outs[rnd() % (sizeof outs / sizeof outs[0])];
+		p->kH = p->kW = kernels[(k / 4) % 4];
+		if (k % 17 == 9)
+			p->kW = 3;
+		p->sH = p->sW = 1 + (k / 2) % 4;
+		if (k % 7 == 6)
+			p->sW = 1 + (p->sH % 4);
+		p->dH = p->dW = k % 9 == 8 ? 2 : 1;
+		p->H = k % 8 == 6 ? rnd_in(1, 4) : rnd_in(p->kH / 2, 3 * p->kH);
+		p->W = k % 8 == 7 ? rnd_in(1, 4)
+		       : k % 3 == 0 ? rnd_in(24 * p->sW + p->kW, 28 * p->sW + 2 * p->kW)
+		                    : rnd_in(1, 40);
+		p->padT = rnd_in(0, p->kH - 1);
+		p->padL = rnd_in(0, p->kW - 1);
+		p->oH = out_dim(p->H, p->kH, p->sH, p->dH, p->padT, rnd_in(0, p->kH - 1));
+		p->oW = out_dim(p->W, p->kW, p->sW, p->dW, p->padL, rnd_in(0, p->kW - 1));
+	} while (p->oH <= 0 || p->oW <= 0);
+	p->act = acts[k % 6];
+	p->alpha = p->act == RT_ACT_CLIP ? (k % 12 == 5 ? 0.1f : -0.5f) : 0.1f;
+	p->beta = 0.5f;
+	s.what = "stem";
 	return s;
 }
 
@@ -372,6 +421,18 @@ static void check_shape(const struct shape *s, int residual)
 		cr_assert(!ws || guard_intact(ws, nws), "%s [%s] wrote past its %zu-float workspace (%s)",
 		          pr->name, isa, nws, s->what);
 		from_layout(pr->out, p->N, p->M, p->oH, p->oW, yo, y);
+		if (pr->out == RT_L_CHW8C || pr->out == RT_L_CHW16C) {
+			/* the blocked layouts' contract: channels past M are zero */
+			const int bs = pr->out == RT_L_CHW8C ? 8 : 16, mb = (p->M + bs - 1) / bs;
+			const size_t plane = (size_t)p->oH * p->oW;
+			for (int n = 0; n < p->N; n++)
+				for (size_t i = 0; i < plane; i++)
+					for (int l = p->M % bs; l && l < bs; l++) {
+						float v = yo[(((size_t)n * mb + mb - 1) * plane + i) * bs + l];
+						cr_assert(v == 0.0f, "%s [%s]: padding channel %d of pixel %zu is %g, "
+						          "not 0 (%s)", pr->name, isa, (mb - 1) * bs + l, i, v, s->what);
+					}
+		}
 
 		double err_l2 = 0, err_max = 0;
 		size_t worst = 0;
@@ -548,6 +609,21 @@ static void skip_unless_supported(int isa)
 		          "pointwise shape %d is not one the 1x1 rows take", *k);             \
 		s.p.isa = ISA;                                                                \
 		check_shape(&s, 1);                                                           \
+	}                                                                                 \
+	ParameterizedTestParameters(primitives, stem_shapes_##sfx)                        \
+	{                                                                                 \
+		static int idx[N_STEM];                                                       \
+		return shape_params(ISA, N_STEM, 0, idx);                                     \
+	}                                                                                 \
+	ParameterizedTest(int *k, primitives, stem_shapes_##sfx)                          \
+	{                                                                                 \
+		skip_unless_supported(ISA);                                                   \
+		struct shape s = stem_shape(*k);                                              \
+		const struct rt_prim *st = rt_prim_find("conv_stem_chw_chw16c");              \
+		cr_assert(st && st->applies(&s.p, st->variant),                               \
+		          "stem shape %d is not one the stem rows take", *k);                 \
+		s.p.isa = ISA;                                                                \
+		check_shape(&s, 0);                                                           \
 	}                                                                                 \
 	ParameterizedTestParameters(primitives, network_layers_##sfx)                     \
 	{                                                                                 \
