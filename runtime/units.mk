@@ -57,6 +57,7 @@ RT_UNITS = \
 	runtime/conv_direct_hwc.c \
 	runtime/conv_direct_hcw.c \
 	runtime/conv_direct_vec.c \
+	runtime/conv_stem.c \
 	runtime/conv_im2_col.c \
 	runtime/conv_im2_row.c \
 	runtime/conv_im2_1x1.c \
