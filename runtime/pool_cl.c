@@ -189,6 +189,23 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 			const float scale = inner > 0 ? 1.0f / inner : 0.0f;                      \
 			const V vs = SET1(scale);                                                 \
 			(void)vs;                                                                 \
+			if (span > RT_POOL_CHW_BUF_) { /* a window wider than buf: no chunks */  \
+				for (int j = 0; j < p->oW; j++) {                                 \
+					int v0, v1, pw;                                           \
+					rt_pool_cl_taps(j, p->sW, p->padL, p->padR, p->dW, p->kW, \
+					                p->W, &v0, &v1, &pw);                     \
+					const ptrdiff_t c = (ptrdiff_t)j * p->sW - p->padL;       \
+					float a = INIT;                                           \
+					for (int u = 0; u < nr; u++)                              \
+						for (int v = v0; v < v1; v++)                     \
+							a = SOP(a, xr[(ptrdiff_t)(u * du) + c +   \
+							              (ptrdiff_t)v * p->dW]);    \
+					const int cnt = p->count_include_pad ? ph * pw            \
+					                : v1 > v0 ? nr * (v1 - v0) : 0;           \
+					yo[j] = SFIN(a, cnt > 0 ? 1.0f / (float)cnt : 0.0f);      \
+				}                                                                 \
+				continue;                                                         \
+			}                                                                         \
 			for (int j0 = 0; j0 < p->oW; j0 += per) {                                 \
 				const int n = p->oW - j0 < per ? p->oW - j0 : per;                \
 				const int c0 = j0 * p->sW - p->padL; /* input column of buf[0] */ \

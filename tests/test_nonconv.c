@@ -258,6 +258,32 @@ static void pool_networks(int isa)
 	}
 }
 
+/* Dilated windows wider than pool_cl.c's CHW buffer (128 columns; the ONNX
+ * test MaxPool2d_stride_padding_dilation spans 791): every layout against
+ * the textbook, with and without count_include_pad. */
+static void pool_wide_window(int isa)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	rng = 31u + (unsigned)isa;
+	for (int cip = 0; cip < 2; cip++) {
+		struct rt_pool2d p;
+		memset(&p, 0, sizeof p);
+		p.N = 1, p.C = 3, p.H = 40, p.W = 263;
+		p.kH = 5, p.kW = 20, p.dH = 3, p.dW = 10, p.sH = 2, p.sW = 3;
+		p.padT = p.padB = 4, p.padL = 12, p.padR = 7;
+		p.oH = (p.H + p.padT + p.padB - ((p.kH - 1) * p.dH + 1)) / p.sH + 1;
+		p.oW = (p.W + p.padL + p.padR - ((p.kW - 1) * p.dW + 1)) / p.sW + 1;
+		p.count_include_pad = cip;
+		size_t nx = (size_t)p.C * p.H * p.W;
+		float *x = malloc(nx * sizeof *x);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = rndf();
+		check_pool(isa, &p, x);
+		free(x);
+	}
+}
+
 static void global_case(int isa, int n_shapes)
 {
 	if (!rt_sgemm_isa_supported(isa))
@@ -404,6 +430,7 @@ static void chan_case(int isa)
 	Test(nonconv, pool_##sfx) { pool_case(ISA, 150); }                \
 	Test(nonconv, pool_sweep_##sfx) { pool_sweep(ISA); }              \
 	Test(nonconv, pool_networks_##sfx) { pool_networks(ISA); }        \
+	Test(nonconv, pool_wide_window_##sfx) { pool_wide_window(ISA); }  \
 	Test(nonconv, global_pool_##sfx) { global_case(ISA, 60); }        \
 	Test(nonconv, eltwise_##sfx) { eltwise_case(ISA); }                \
 	Test(nonconv, act_##sfx) { act_case(ISA); }                       \
