@@ -1636,6 +1636,25 @@ struct bn_params {
 	double eps;                 /* epsilon */
 };
 
+/* The end of a BatchNormalization fold into the node before it: that node
+ * takes the folded weights w and bias b as inputs 1 and 2 and produces the
+ * BatchNormalization's output in place of x, which is left without a
+ * producer; the BatchNormalization dies. */
+static void bn_fold_rewire(struct graph *g, struct node *n, struct node *bn, struct tensor *x,
+                           struct tensor *w, struct tensor *b)
+{
+	struct tensor **inputs = arena_alloc(&g->arena, 3 * sizeof *inputs);
+	inputs[0] = n->inputs[0];
+	inputs[1] = w;
+	inputs[2] = b;
+	n->inputs = inputs;
+	n->n_inputs = 3;
+	n->outputs[0] = bn->outputs[0];
+	bn->outputs[0]->producer = n;
+	x->producer = NULL;
+	bn->dead = 1;
+}
+
 /* Folding into the Conv writing x: w'[m, ...] = w[m, ...] * s[m],
  * b'[m] = (b[m] - mean[m]) * s[m] + beta[m]. The weights may be shared with
  * other nodes, so new constants are made; the old ones are left alone.
@@ -1676,16 +1695,7 @@ static int fold_into_conv(struct graph *g, struct node *bn, const struct bn_para
 		g, derived_name(buf, sizeof buf, b ? b->name : conv->name, b ? "_bn" : "_bias_bn"),
 		DTYPE_F32, 1, &m_count, b1);
 
-	struct tensor **inputs = arena_alloc(&g->arena, 3 * sizeof *inputs);
-	inputs[0] = conv->inputs[0];
-	inputs[1] = tw;
-	inputs[2] = tb;
-	conv->inputs = inputs;
-	conv->n_inputs = 3;
-	conv->outputs[0] = bn->outputs[0];
-	bn->outputs[0]->producer = conv;
-	x->producer = NULL;
-	bn->dead = 1;
+	bn_fold_rewire(g, conv, bn, x, tw, tb);
 	return 1;
 }
 
@@ -1736,17 +1746,8 @@ static int fold_into_gemm(struct graph *g, struct node *bn, const struct bn_para
 		g, derived_name(buf, sizeof buf, c ? c->name : gemm->name, c ? "_bn" : "_bias_bn"),
 		DTYPE_F32, 1, &n_count, c1);
 
-	struct tensor **inputs = arena_alloc(&g->arena, 3 * sizeof *inputs);
-	inputs[0] = gemm->inputs[0];
-	inputs[1] = tb;
-	inputs[2] = tc;
-	gemm->inputs = inputs;
-	gemm->n_inputs = 3;
+	bn_fold_rewire(g, gemm, bn, x, tb, tc);
 	put_float(g, gemm, "beta", 1.0);
-	gemm->outputs[0] = bn->outputs[0];
-	bn->outputs[0]->producer = gemm;
-	x->producer = NULL;
-	bn->dead = 1;
 	return 1;
 }
 
