@@ -58,7 +58,7 @@ from timing import cpu_name  # noqa: E402
 
 ENGINES = ["dnncc", "onnxruntime", "openvino", "pytorch"]
 TSV_FIELDS = ["model", "engine", "threads", "status", "median_ms", "min_ms", "max_ms",
-              "first_ms", "init_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
+              "first_ms", "first_cpu_ms", "init_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
               "build_s", "version", "load", "date", "note"]
 MATCH_TOL = 1e-4
 
