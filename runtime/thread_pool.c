@@ -36,6 +36,14 @@
 /* Chunks per thread: enough to even out a late thread, few enough that
  * claiming costs nothing. */
 #define RT_POOL_CHUNKS_ 4
+/* Measurement hooks, empty unless a tool defines them before the pool's text
+ * (bench/threads_profile.c times every chunk and job with them). */
+#ifndef RT_POOL_HOOK_CHUNK
+#define RT_POOL_HOOK_CHUNK(fn, ctx, b, e, k) fn(ctx, b, e)
+#endif
+#ifndef RT_POOL_HOOK_JOB
+#define RT_POOL_HOOK_JOB(end, chunks) ((void)0)
+#endif
 
 static struct {
 	int n;                      /* threads working on a job, caller included; 1: no workers */
@@ -71,7 +79,7 @@ static void rt_pool_work_(unsigned g)
 		const int k = chunks - (int)(v & 0xffffffffu); /* the chunk claimed */
 		const int b = (int)((long long)items * k / chunks);
 		const int e = (int)((long long)items * (k + 1) / chunks);
-		rt_pool_.fn(rt_pool_.ctx, b, e);
+		RT_POOL_HOOK_CHUNK(rt_pool_.fn, rt_pool_.ctx, b, e, k);
 		__atomic_add_fetch(&rt_pool_.done, 1, __ATOMIC_RELEASE);
 		v = __atomic_load_n(&rt_pool_.left, __ATOMIC_ACQUIRE);
 	}
@@ -130,10 +138,11 @@ RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items)
 		return;
 	}
 	__atomic_store_n(&rt_pool_.active, 1, __ATOMIC_RELAXED);
+	rt_pool_.chunks = items < RT_POOL_CHUNKS_ * n ? items : RT_POOL_CHUNKS_ * n;
+	RT_POOL_HOOK_JOB(0, rt_pool_.chunks);
 	rt_pool_.fn = fn;
 	rt_pool_.ctx = ctx;
 	rt_pool_.items = items;
-	rt_pool_.chunks = items < RT_POOL_CHUNKS_ * n ? items : RT_POOL_CHUNKS_ * n;
 	__atomic_store_n(&rt_pool_.done, 0, __ATOMIC_RELAXED);
 	rt_pool_publish_();
 	rt_pool_work_(__atomic_load_n(&rt_pool_.gen, __ATOMIC_RELAXED));
@@ -144,6 +153,7 @@ RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items)
 		else
 			sched_yield();
 	}
+	RT_POOL_HOOK_JOB(1, rt_pool_.chunks);
 	__atomic_store_n(&rt_pool_.active, 0, __ATOMIC_RELAXED);
 }
 
