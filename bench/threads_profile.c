@@ -35,10 +35,10 @@
 
 #define PROF_MAX_JOBS 8192
 #define PROF_MAX_CHUNKS 64
-/* About how long a waiting worker spins before it sleeps (RT_POOL_SPINS_
- * pauses; 4000 took 25 us of CPU on the 2-core Xeon) */
+/* How long a waiting worker spins before it sleeps (RT_POOL_SLEEP_SPINS_
+ * pauses: 200 us on the 2-core Xeon; 25 us before this tool's first use) */
 #ifndef PROF_SPIN_US
-#define PROF_SPIN_US 25
+#define PROF_SPIN_US 200
 #endif
 
 struct prof_job {
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 	double *s2 = calloc((size_t)rows * runs, sizeof *s2);
 	double *njobs = calloc((size_t)rows, sizeof *njobs);
 	double *gaps = calloc((size_t)runs, sizeof *gaps), *long_gaps = calloc((size_t)runs, sizeof *gaps);
-	double *n_long = calloc((size_t)runs, sizeof *gaps);
+	double *n_long = calloc((size_t)runs, sizeof *gaps), *n_25 = calloc((size_t)runs, sizeof *gaps);
 	model_init();
 	for (int w = 0; w < 2; w++) {
 		model_set_threads(1);
@@ -218,6 +218,7 @@ int main(int argc, char **argv)
 			double g = prof_jobs[j].begin_us - prof_jobs[j - 1].begin_us -
 			           prof_jobs[j - 1].caller_us;
 			gaps[r] += g;
+			n_25[r] += g > 25;
 			if (g > PROF_SPIN_US) {
 				long_gaps[r] += g;
 				n_long[r]++;
@@ -234,6 +235,20 @@ int main(int argc, char **argv)
 			b2[at] += makespan2(p->chunk_us, p->chunks) - p->caller_us;
 			if (r == 0)
 				njobs[p->row]++;
+		}
+	}
+	/* PROF_ROW=i: the last 2-thread run's jobs of row i, chunk by chunk */
+	if (getenv("PROF_ROW")) {
+		const int row = atoi(getenv("PROF_ROW"));
+		for (int j = 0; j < prof_njobs; j++) {
+			const struct prof_job *p = &prof_jobs[j];
+			if (p->row != row)
+				continue;
+			printf("row %d job %d: %d chunks, makespan2 %.1f us:", row, j, p->chunks,
+			       makespan2(p->chunk_us, p->chunks));
+			for (int k = 0; k < p->chunks; k++)
+				printf(" %.1f", p->chunk_us[k]);
+			printf("\n");
 		}
 	}
 	struct layer_stat *ls = calloc((size_t)rows, sizeof *ls);
@@ -257,9 +272,10 @@ int main(int argc, char **argv)
 	printf("total: t1 %.0f us, work2 %.0f us (x%.3f of t1), best2 %.0f us; best 2T speedup "
 	       "t1/best2 %.3f (work2/best2 %.3f); serial %.0f us = %.1f%% of work2; %d jobs a run\n",
 	       T1, W2, W2 / T1, B2, T1 / B2, W2 / B2, S2, 100 * S2 / W2, J);
-	printf("caller CPU between jobs: %.0f us a run; %.0f gaps longer than %d us (a worker "
-	       "goes to sleep in them), %.0f us together\n",
-	       median(gaps, runs), median(n_long, runs), PROF_SPIN_US, median(long_gaps, runs));
+	printf("caller CPU between jobs: %.0f us a run; %.0f gaps longer than 25 us; %.0f longer "
+	       "than %d us (a worker goes to sleep in them), %.0f us together\n",
+	       median(gaps, runs), median(n_25, runs), median(n_long, runs), PROF_SPIN_US,
+	       median(long_gaps, runs));
 	qsort(ls, (size_t)rows, sizeof *ls, cmp_loss);
 	printf("%-4s %-36s %-6s %-28s %9s %9s %9s %9s %5s %9s\n", "row", "node", "op", "primitive",
 	       "t1_us", "work2_us", "best2_us", "serial", "jobs", "loss_us");
