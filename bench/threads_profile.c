@@ -276,6 +276,12 @@ int main(int argc, char **argv)
 	       "than %d us (a worker goes to sleep in them), %.0f us together\n",
 	       median(gaps, runs), median(n_25, runs), median(n_long, runs), PROF_SPIN_US,
 	       median(long_gaps, runs));
+	printf("serial layers over 10 us at 2 threads:");
+	for (int i = 0; i < rows; i++)
+		if (ls[i].serial2 > 10)
+			printf(" %s (%s, %.0f us)", model_profile_rows[i].node,
+			       model_profile_rows[i].primitive, ls[i].serial2);
+	printf("\n");
 	qsort(ls, (size_t)rows, sizeof *ls, cmp_loss);
 	printf("%-4s %-36s %-6s %-28s %9s %9s %9s %9s %5s %9s\n", "row", "node", "op", "primitive",
 	       "t1_us", "work2_us", "best2_us", "serial", "jobs", "loss_us");
