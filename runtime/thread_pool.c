@@ -5,8 +5,9 @@
  * the library defines it in dnncc_rt.h so the tests can run kernels threaded.
  *
  * How: rt_pool_start(n) creates n - 1 workers once. rt_pool_parallel(fn, ctx,
- * items) cuts [0, items) into at most 4n chunks at fixed boundaries
- * (items*k/chunks) and publishes the job by bumping a generation counter; the
+ * items) cuts [0, items) into at most 16n chunks at fixed boundaries
+ * (items*k/chunks; rt_pool_cut_ picks the count that shares items most
+ * evenly) and publishes the job by bumping a generation counter; the
  * caller and the workers then claim chunks one at a time from an atomic
  * counter that carries the generation in its high half (so a worker late for
  * one job can never claim a chunk of the next), run fn on each, and count
@@ -30,12 +31,27 @@
 #else
 #define RT_POOL_PAUSE_() ((void)0)
 #endif
-/* Spins (pauses) before a waiting worker sleeps, and before the caller
- * waiting for the last chunks starts yielding its core. */
+/* Spins (pauses) before the caller waiting for the last chunks starts
+ * yielding its core (4000: 25 us on the 2-core AVX-512 Xeon). */
 #define RT_POOL_SPINS_ 4000
+/* Spins before a waiting worker sleeps: about 200 us there, longer than the
+ * serial stretches between two threaded layers of the large networks
+ * (GoogLeNet's unthreaded layout transforms, 60-80 us, put the worker to sleep
+ * three times a call at 4000, and a futex wake-up costs the next layer its
+ * start), short enough that a worker idle between calls soon gives its core
+ * back on a shared machine (bench/threads_profile.c counts such gaps). */
+#define RT_POOL_SLEEP_SPINS_ 32000
 /* Chunks per thread: enough to even out a late thread, few enough that
  * claiming costs nothing. */
 #define RT_POOL_CHUNKS_ 4
+/* Measurement hooks, empty unless a tool defines them before the pool's text
+ * (bench/threads_profile.c times every chunk and job with them). */
+#ifndef RT_POOL_HOOK_CHUNK
+#define RT_POOL_HOOK_CHUNK(fn, ctx, b, e, k) fn(ctx, b, e)
+#endif
+#ifndef RT_POOL_HOOK_JOB
+#define RT_POOL_HOOK_JOB(end, chunks) ((void)0)
+#endif
 
 static struct {
 	int n;                      /* threads working on a job, caller included; 1: no workers */
@@ -71,7 +87,7 @@ static void rt_pool_work_(unsigned g)
 		const int k = chunks - (int)(v & 0xffffffffu); /* the chunk claimed */
 		const int b = (int)((long long)items * k / chunks);
 		const int e = (int)((long long)items * (k + 1) / chunks);
-		rt_pool_.fn(rt_pool_.ctx, b, e);
+		RT_POOL_HOOK_CHUNK(rt_pool_.fn, rt_pool_.ctx, b, e, k);
 		__atomic_add_fetch(&rt_pool_.done, 1, __ATOMIC_RELEASE);
 		v = __atomic_load_n(&rt_pool_.left, __ATOMIC_ACQUIRE);
 	}
@@ -85,7 +101,7 @@ static void *rt_pool_worker_(void *arg)
 		unsigned g;
 		int spins = 0;
 		while ((g = __atomic_load_n(&rt_pool_.gen, __ATOMIC_ACQUIRE)) == seen) {
-			if (++spins < RT_POOL_SPINS_) {
+			if (++spins < RT_POOL_SLEEP_SPINS_) {
 				RT_POOL_PAUSE_();
 				continue;
 			}
@@ -119,6 +135,39 @@ static void rt_pool_publish_(void)
 	}
 }
 
+/* The chunks a job of items is cut into on n threads: items when that is at
+ * most RT_POOL_CHUNKS_ per thread, else the count from RT_POOL_CHUNKS_ to
+ * 4 RT_POOL_CHUNKS_ per thread whose chunks, taken in order by whichever
+ * thread is free, leave the fewest items on the busiest thread (the first
+ * within items / 64n of ceil(items / n)). Uneven cuts of few items cost a whole chunk: 12
+ * channel blocks on 2 threads in 8 chunks of 1 and 2 give one thread 7 blocks,
+ * in 12 chunks 6 each (GoogLeNet's conv3: 14% of the layer). */
+static int rt_pool_cut_(int items, int n)
+{
+	const int lo = RT_POOL_CHUNKS_ * n, hi = items < 4 * lo ? items : 4 * lo;
+	const int even = (items + n - 1) / n + items / (64 * n);
+	int best = lo, best_span = items + 1;
+	if (items <= lo)
+		return items;
+	for (int c = lo; c <= hi && best_span > even; c++) {
+		int t[RT_THREADS] = {0}, span = 0;
+		for (int k = 0; k < c; k++) {
+			int w = 0;
+			for (int i = 1; i < n; i++)
+				if (t[i] < t[w])
+					w = i;
+			t[w] += (int)((long long)items * (k + 1) / c - (long long)items * k / c);
+			if (t[w] > span)
+				span = t[w];
+		}
+		if (span < best_span) {
+			best = c;
+			best_span = span;
+		}
+	}
+	return best;
+}
+
 /* Runs fn over [0, items), chunks of it on every thread of the pool. */
 RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items)
 {
@@ -130,10 +179,11 @@ RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items)
 		return;
 	}
 	__atomic_store_n(&rt_pool_.active, 1, __ATOMIC_RELAXED);
+	rt_pool_.chunks = rt_pool_cut_(items, n);
+	RT_POOL_HOOK_JOB(0, rt_pool_.chunks);
 	rt_pool_.fn = fn;
 	rt_pool_.ctx = ctx;
 	rt_pool_.items = items;
-	rt_pool_.chunks = items < RT_POOL_CHUNKS_ * n ? items : RT_POOL_CHUNKS_ * n;
 	__atomic_store_n(&rt_pool_.done, 0, __ATOMIC_RELAXED);
 	rt_pool_publish_();
 	rt_pool_work_(__atomic_load_n(&rt_pool_.gen, __ATOMIC_RELAXED));
@@ -144,6 +194,7 @@ RT_FN void rt_pool_parallel(rt_range_fn fn, void *ctx, int items)
 		else
 			sched_yield();
 	}
+	RT_POOL_HOOK_JOB(1, rt_pool_.chunks);
 	__atomic_store_n(&rt_pool_.active, 0, __ATOMIC_RELAXED);
 }
 

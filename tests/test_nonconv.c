@@ -313,6 +313,37 @@ static void global_case(int isa, int n_shapes)
 		}
 		free(x), free(ref), free(xl), free(y);
 	}
+	/* inputs large enough to split over threads (SqueezeNet's and ResNet-50's
+	 * last pools, and odd sizes with partial vectors and blocks): the reference,
+	 * and 2 threads bitwise as 1 */
+	static const int big[][3] = {{1, 1000, 169}, {1, 2048, 49}, {2, 1001, 67}, {1, 77, 900}};
+	for (size_t t = 0; t < sizeof big / sizeof big[0]; t++) {
+		const int N = big[t][0], C = big[t][1], HW = big[t][2];
+		const size_t nx = (size_t)N * C * HW;
+		float *x = malloc(nx * sizeof *x), *ref = malloc((size_t)N * C * sizeof *ref);
+		float *xl = malloc((size_t)N * lsize(16, C, HW) * sizeof *xl);
+		float *y1 = malloc((size_t)N * C * sizeof *y1), *y2 = malloc((size_t)N * C * sizeof *y2);
+		for (size_t i = 0; i < nx; i++)
+			x[i] = rndf();
+		for (int avg = 0; avg < 2; avg++) {
+			(avg ? rt_global_avgpool : rt_global_maxpool)(N * C, HW, x, ref);
+			for (int b = 0; b < 3; b++) {
+				to_layout(blocks[b], N, C, HW, x, xl);
+				rt_global_pool_cl(N, C, HW, isa, blocks[b], avg, xl, y1);
+				cr_assert(rt_pool_start(2) == 2, "2 threads did not start");
+				rt_global_pool_cl(N, C, HW, isa, blocks[b], avg, xl, y2);
+				rt_pool_stop();
+				size_t at;
+				double e = worst(y1, ref, (size_t)N * C, &at);
+				cr_assert(e <= 1e-5, "Global%sPool [%s] block %d: N %d C %d HW %d: rel err %.3g",
+				          avg ? "Average" : "Max", rt_sgemm_isa_name(isa), blocks[b], N, C, HW, e);
+				cr_assert(!memcmp(y1, y2, (size_t)N * C * sizeof *y1),
+				          "Global%sPool [%s] block %d: N %d C %d HW %d: 2 threads differ from 1",
+				          avg ? "Average" : "Max", rt_sgemm_isa_name(isa), blocks[b], N, C, HW);
+			}
+		}
+		free(x), free(ref), free(xl), free(y1), free(y2);
+	}
 }
 
 static void eltwise_case(int isa)

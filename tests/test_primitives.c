@@ -664,10 +664,15 @@ Test(primitives, table_is_well_formed)
 
 Test(transforms, each_edge_matches_the_layout_definition)
 {
+	/* the last two split over threads block by block (planes too small to
+	 * split, tensors large enough), the first of them at 1 and at 2 threads */
 	static const int dims[][3] = {{1, 1, 1}, {3, 5, 7}, {8, 4, 4}, {16, 3, 9}, {17, 13, 11},
-	                              {33, 7, 2}, {64, 14, 14}, {5, 1, 31}};
-	for (int t = 0; t < rt_n_transforms; t++) {
-		const struct rt_transform *tr = &rt_transforms[t];
+	                              {33, 7, 2}, {64, 14, 14}, {5, 1, 31}, {128, 28, 28},
+	                              {131, 23, 29}};
+	for (int t = 0; t < 2 * rt_n_transforms; t++) {
+		if (t == rt_n_transforms)
+			cr_assert(rt_pool_start(2) == 2, "2 threads did not start");
+		const struct rt_transform *tr = &rt_transforms[t % rt_n_transforms];
 		for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
 			int N = d % 3 == 0 ? 2 : 1, C = dims[d][0], H = dims[d][1], W = dims[d][2];
 			size_t n = (size_t)N * C * H * W;
@@ -696,6 +701,7 @@ Test(transforms, each_edge_matches_the_layout_definition)
 			free(want);
 		}
 	}
+	rt_pool_stop();
 }
 
 /* Every pair of layouts is connected by some chain of edges (the DT graph is
