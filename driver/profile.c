@@ -690,11 +690,12 @@ static char *cache_path(struct profile *pr, const char *dir)
 	/* "cpu clock": rows timed on the wall clock by older harnesses are not
 	 * reused; "net cache": nor rows timed hot (harness_main.c); a model
 	 * whose weights are evicted (PROFILE_EVICT_WEIGHTS_BYTES) has its own
-	 * file, and older files, with the weights left in the L3, are not reused */
+	 * file, and older files, with the weights, or the workspace and output,
+	 * left in the L3, are not reused */
 	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache\n%s", pr->machine,
 	         pr->isa, pr->compiler, HARNESS_CFLAGS, PACKAGE_VERSION,
 	         pr->opt->blas_openblas ? "openblas" : "own",
-	         pr->evict_weights ? "weights evicted" : "weights cached");
+	         pr->evict_weights ? "weights, workspace and output evicted" : "weights cached");
 	uint64_t h = 1469598103934665603ull;
 	for (const char *s = id; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
