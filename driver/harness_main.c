@@ -161,6 +161,8 @@ static void call_case(const struct hcase *c, const float *x, const float *w, con
 {
 	if (c->conv)
 		c->conv(c->p, c->variant, x, w, b, y, ws);
+	else if (c->fc)
+		c->fc(x, w, b, y);
 	else if (c->nc)
 		c->nc(x, y);
 	else
