@@ -351,6 +351,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(src, "bench", "results"))
     ap.add_argument("--keep", action="store_true", help="keep the generated code")
     a = ap.parse_args()
+    # the timed programs run inside their build folders: relative paths given
+    # here (a --work of work/bs) would name files that are not there
+    a.work, a.out, a.e2e_dir = (os.path.abspath(x) for x in (a.work, a.out, a.e2e_dir))
     if a.runs is None:
         a.runs = 5 if a.quick else 9
     if a.max_seconds is None:

@@ -37,6 +37,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -76,10 +77,11 @@ enum profile_unit {
 	PROFILE_UNIT_COUNT_
 };
 
-/* One measurement: a primitive on a scenario, a transform on a shape, or a
- * non-convolution kernel on a layer. */
+/* One measurement: a primitive on a scenario, a transform on a shape, a
+ * non-convolution kernel on a layer, or a fully-connected layer. */
 struct pcase {
-	int transform;      /* 0: rt_prims[row], 1: rt_transforms[row], 2: nc_kernels[row] */
+	int transform;      /* 0: rt_prims[row], 1: rt_transforms[row], 2: nc_kernels[row],
+	                       3: gemm_fc with M, N, K in N, C, H */
 	int row;
 	int scenario;       /* prim: index into profile.scenarios */
 	int N, C, H, W;     /* transform: the tensor */
@@ -92,7 +94,7 @@ struct pcase {
 
 static const char *case_row(const struct pcase *c)
 {
-	return c->transform == 2 ? nc_kernels[c->row].name :
+	return c->transform == 3 ? "gemm_fc" : c->transform == 2 ? nc_kernels[c->row].name :
 	       c->transform ? rt_transforms[c->row].name : rt_prims[c->row].name;
 }
 
@@ -270,6 +272,19 @@ static void add_nonconv(struct profile *pr, struct node *n, int row)
 	add_case(pr, &c);
 }
 
+/* A fully-connected layer that selection gives gemm_fc (passes/select.c),
+ * timed as the emitter calls it: packed weights, a bias, ReLU. */
+static void add_fc(struct profile *pr, struct node *n)
+{
+	int64_t M, N, K;
+	if (pass_fc_shape(n, pr->opt, &M, &N, &K) != 1 || M > INT_MAX)
+		return;
+	struct pcase c = {.transform = 3, .N = (int)M, .C = (int)N, .H = (int)K};
+	costs_fc_key(c.N, c.C, c.H, c.key, sizeof c.key);
+	c.estimate_us = cost_fc_us(pr->opt->isa, (double)M, (double)N, (double)K);
+	add_case(pr, &c);
+}
+
 /* Step 1: the model's scenarios and tensor shapes, as selection will see them. */
 static int find_cases(struct profile *pr)
 {
@@ -295,6 +310,7 @@ static int find_cases(struct profile *pr)
 		for (int k = 0; k < nc_n_kernels; k++)
 			if (nc_applies(&nc_kernels[k], nd))
 				add_nonconv(pr, nd, k);
+		add_fc(pr, nd);
 	}
 	/* what one call touches: the weights and, standing in for the arena
 	 * (sized later, by the memory planner), twice the largest activation */
@@ -418,7 +434,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	int *used = xcalloc(pr->n_scenarios ? pr->n_scenarios : 1, sizeof *used);
 	for (int i = 0; i < n; i++) {
 		const struct pcase *c = &pr->cases[which[i]];
-		if (c->transform == 2) {
+		if (c->transform >= 2) {
 			n_nc++;
 		} else if (c->transform) {
 			n_xforms++;
@@ -458,7 +474,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	int *units = xmalloc((n ? n : 1) * sizeof *units);
 	for (int i = 0; i < n; i++) {
 		const struct pcase *c = &pr->cases[which[i]];
-		units[i] = c->transform == 2 ? c->unit :
+		units[i] = c->transform == 3 ? RT_UNIT_GEMM_FC : c->transform == 2 ? c->unit :
 		           c->transform ? rt_transforms[c->row].unit : rt_prims[c->row].unit;
 	}
 	int rc = emit_runtime(f, units, n, opt, pr->d);
@@ -486,6 +502,14 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 		const struct pcase *c = &pr->cases[which[i]];
 		if (c->transform == 2)
 			fprintf(f, "static void nc_case%d(const float *x, float *y)\n{\n%s}\n", i, c->code);
+		else if (c->transform == 3)
+			fprintf(f,
+			        "static void fc_case%d(const float *x, const float *w, const float *b, "
+			        "float *y)\n{\n"
+			        "\tstatic const struct rt_gemm p = {.M = %d, .N = %d, .K = %d, .alpha = 1.0f, "
+			        ".beta = 1.0f, .c_sm = 0, .c_sn = 1, .act = RT_ACT_RELU};\n"
+			        "\trt_gemm_fc(&p, RT_SGEMM_ISA, x, w, b, y);\n}\n",
+			        i, c->N, c->C, c->H);
 	}
 	fprintf(f, "\n"
 	           "typedef void conv_fn(const struct rt_conv2d *p, int variant, const float *x,\n"
@@ -503,22 +527,29 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	           "\tsize_t x, w, b, y, ws;         /* input, weights (packed), bias, output, "
 	           "workspace */\n"
 	           "\tdouble estimate_us;            /* dnncc's model, for the progress ETA */\n"
-	           "\tvoid (*nc)(const float *x, float *y); /* or a non-convolution layer */\n"
+	           "\tvoid (*nc)(const float *x, float *y); /* or a non-convolution layer, or */\n"
+	           "\tvoid (*fc)(const float *x, const float *w, const float *b, float *y); /* gemm_fc */\n"
 	           "};\n\n"
 	           "static const struct hcase cases[] = {\n");
 	for (int i = 0; i < n; i++) {
 		const struct pcase *c = &pr->cases[which[i]];
-		if (c->transform == 2) {
+		if (c->transform == 3) {
+			fprintf(f,
+			        "\t{\"fc\", \"gemm_fc\", \"%s\", 0, 0, 0, 0, 0, 0, 0, 0, %zu, %zu, %d, %zu, 0, "
+			        "%.6g, 0, fc_case%d},\n",
+			        c->key, (size_t)c->N * c->H, rt_gemm_fc_pack_size(opt->isa, c->C, c->H), c->C,
+			        (size_t)c->N * c->C, isfinite(c->estimate_us) ? c->estimate_us : 0.0, i);
+		} else if (c->transform == 2) {
 			fprintf(f,
 			        "\t{\"nonconv\", \"%s\", \"%s\", 0, 0, 0, 0, 0, 0, 0, 0, %zu, 0, 0, %zu, 0, "
-			        "%.6g, nc_case%d},\n",
+			        "%.6g, nc_case%d, 0},\n",
 			        nc_kernels[c->row].name, c->key, c->nx, c->ny,
 			        isfinite(c->estimate_us) ? c->estimate_us : 0.0, i);
 		} else if (c->transform) {
 			const struct rt_transform *t = &rt_transforms[c->row];
 			fprintf(f,
 			        "\t{\"transform\", \"%s\", \"%s\", 0, %s, 0, 0, %d, %d, %d, %d, %zu, 0, 0, "
-			        "%zu, 0, %.6g, 0},\n",
+			        "%zu, 0, %.6g, 0, 0},\n",
 			        t->name, c->key, t->run_name, c->N, c->C, c->H, c->W,
 			        (size_t)c->N * rt_layout_size(t->from, c->C, c->H, c->W),
 			        (size_t)c->N * rt_layout_size(t->to, c->C, c->H, c->W), isfinite(c->estimate_us) ? c->estimate_us : 0.0);
@@ -527,7 +558,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 			const struct rt_conv2d *p = &pr->scenarios[c->scenario];
 			fprintf(f,
 			        "\t{\"prim\", \"%s\", \"%s\", %s, 0, &layer%d, %d, 0, 0, 0, 0, %zu, %zu, %d, "
-			        "%zu, %zu, %.6g, 0},\n",
+			        "%zu, %zu, %.6g, 0, 0},\n",
 			        r->name, c->key, r->run_name, c->scenario, r->variant,
 			        (size_t)p->N * rt_layout_size(r->in, p->C, p->H, p->W), conv_weights(r, p),
 			        p->M, (size_t)p->N * rt_layout_size(r->out, p->M, p->oH, p->oW),
@@ -690,11 +721,12 @@ static char *cache_path(struct profile *pr, const char *dir)
 	/* "cpu clock": rows timed on the wall clock by older harnesses are not
 	 * reused; "net cache": nor rows timed hot (harness_main.c); a model
 	 * whose weights are evicted (PROFILE_EVICT_WEIGHTS_BYTES) has its own
-	 * file, and older files, with the weights left in the L3, are not reused */
+	 * file, and older files, with the weights, or the workspace and output,
+	 * left in the L3, are not reused */
 	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache\n%s", pr->machine,
 	         pr->isa, pr->compiler, HARNESS_CFLAGS, PACKAGE_VERSION,
 	         pr->opt->blas_openblas ? "openblas" : "own",
-	         pr->evict_weights ? "weights evicted" : "weights cached");
+	         pr->evict_weights ? "weights, workspace and output evicted" : "weights cached");
 	uint64_t h = 1469598103934665603ull;
 	for (const char *s = id; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -780,7 +812,8 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 			r = cost_table_find(cache, c->transform, row, c->key);
 		if (!r) {
 			diag_error(d, NULL, "internal error: the harness did not measure %s %s %s",
-			           c->transform == 2 ? "nonconv" : c->transform ? "transform" : "prim", row,
+			           c->transform == 3 ? "fc" : c->transform == 2 ? "nonconv" :
+			           c->transform ? "transform" : "prim", row,
 			           c->key);
 			cost_table_free(table);
 			table = NULL;

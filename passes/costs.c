@@ -48,7 +48,12 @@
  * per layout), keyed by nc_key (passes/nonconv.c): for a pool
  *   N,C,H,W,oH,oW,kH,kW,sH,sW,dH,dW,padT,padL,padB,padR,count_include_pad,avg
  * and for the others the output's N,C,H,W and the op (enum op), then each
- * input's C for a Concat, or the input's H,W for a global pool. A lookup that finds no row (a layer the
+ * input's C for a Concat, or the input's H,W for a global pool.
+ * Kind "fc" rows (row "gemm_fc") are fully-connected layers whose packed
+ * weights runtime/gemm_fc.c streams (a Gemm or MatMul with a constant B
+ * and fewer than 64 rows, passes/select.c), keyed M,N,K (rows, outputs,
+ * inputs), timed with a bias and ReLU as AlexNet's classifier has them.
+ * A lookup that finds no row (a layer the
  * table was not profiled for, a row added to dnncc since) falls back to the
  * built-in model; --report counts how many did. */
 #include "config.h"
@@ -65,6 +70,7 @@
 
 #define PRIM_KEY_FIELDS 17
 #define SHAPE_KEY_FIELDS 4
+#define FC_KEY_FIELDS 3
 
 /* Header names, in the order cost_table_write prints them. */
 static const char *const header_names[COST_HDR_COUNT_] = {
@@ -106,10 +112,15 @@ void costs_shape_key(int N, int C, int H, int W, char *buf, size_t size)
 	snprintf(buf, size, "%d,%d,%d,%d", N, C, H, W);
 }
 
-/* kinds: 0 prim, 1 transform, 2 nonconv (cost_row.transform) */
+void costs_fc_key(int M, int N, int K, char *buf, size_t size)
+{
+	snprintf(buf, size, "%d,%d,%d", M, N, K);
+}
+
+/* kinds: 0 prim, 1 transform, 2 nonconv, 3 fc (cost_row.transform) */
 static const char *kind_name(int transform)
 {
-	return transform == 2 ? "nonconv" : transform ? "transform" : "prim";
+	return transform == 3 ? "fc" : transform == 2 ? "nonconv" : transform ? "transform" : "prim";
 }
 
 static uint64_t hash_str(const char *s)
@@ -283,6 +294,14 @@ static int parse_ints(const char *s, int n, int *v)
 static const char *canonical_key(int transform, const char *key, char *out, size_t size)
 {
 	int v[PRIM_KEY_FIELDS];
+	if (transform == 3) {
+		if (parse_ints(key, FC_KEY_FIELDS, v))
+			return "expected M,N,K (3 non-negative integers)";
+		if (!v[0] || !v[1] || !v[2])
+			return "M, N and K must be positive";
+		costs_fc_key(v[0], v[1], v[2], out, size);
+		return NULL;
+	}
 	if (transform == 2) { /* comma-separated non-negative integers, as nc_key writes */
 		size_t len = strlen(key);
 		int ok = len > 0 && len < size && key[0] != ',' && key[len - 1] != ',';
@@ -332,6 +351,8 @@ static int known_row(int transform, const char *name)
 {
 	if (!transform)
 		return rt_prim_find(name) != NULL;
+	if (transform == 3)
+		return strcmp(name, "gemm_fc") == 0;
 	if (transform == 2) {
 		for (int i = 0; i < nc_n_kernels; i++)
 			if (strcmp(nc_kernels[i].name, name) == 0)
@@ -389,8 +410,10 @@ static void read_row(struct cost_table *t, char *s, int line, struct diag *d)
 		transform = 1;
 	else if (strcmp(f[0], "nonconv") == 0)
 		transform = 2;
+	else if (strcmp(f[0], "fc") == 0)
+		transform = 3;
 	else {
-		diag_error(d, NULL, "line %d: unknown kind '%s', expected prim, transform or nonconv", line,
+		diag_error(d, NULL, "line %d: unknown kind '%s', expected prim, transform, nonconv or fc", line,
 		           f[0]);
 		return;
 	}
@@ -424,6 +447,7 @@ static void read_row(struct cost_table *t, char *s, int line, struct diag *d)
 	}
 	if (!known_row(transform, f[1])) {
 		diag_warning(d, NULL, "line %d: no %s named '%s' in this dnncc (row ignored)", line,
+		             transform == 3 ? "fully-connected kernel" :
 		             transform == 2 ? "non-convolution kernel" :
 		             transform ? "layout transform" : "primitive", f[1]);
 		return;
@@ -614,6 +638,18 @@ double costs_nonconv_us(const struct options *opt, const struct nc_kernel *k, st
 			return r->median_us;
 	}
 	return nc_model_us(k, n, opt->isa);
+}
+
+double costs_fc_us(const struct options *opt, int M, int N, int K)
+{
+	if (opt->costs) {
+		char key[64];
+		costs_fc_key(M, N, K, key, sizeof key);
+		const struct cost_row *r = lookup(opt, 3, "gemm_fc", key);
+		if (r)
+			return r->median_us;
+	}
+	return cost_fc_us(opt->isa, (double)M, (double)N, (double)K);
 }
 
 const char *costs_source(const struct options *opt)

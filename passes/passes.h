@@ -348,6 +348,13 @@ double costs_primitive_us(const struct options *opt, const struct rt_prim *prim,
                           const struct rt_conv2d *p);
 double costs_transform_us(const struct options *opt, const struct rt_transform *t, int N, int C,
                           int H, int W);
+/* passes/select.c: a Gemm or MatMul with a constant 2-D B as selection
+ * classifies it, 1 gemm_fc (B packed, streamed), 2 gemm_sgemm, else 0; its
+ * rows, outputs and inputs in *M, *N, *K (dnncc profile's "fc" cases). */
+int pass_fc_shape(struct node *n, const struct options *opt, int64_t *M, int64_t *N,
+                  int64_t *K);
+/* A gemm_fc layer of M rows, N outputs, K inputs (table kind "fc"). */
+double costs_fc_us(const struct options *opt, int M, int N, int K);
 /* Reads a cost table (the TSV that `dnncc profile` writes); NULL after
  * reporting through d when the file is missing or malformed. */
 struct cost_table *cost_table_read(const char *path, struct diag *d);
@@ -362,13 +369,14 @@ void costs_usage(const struct options *opt, long *measured, long *fallback);
  * N,C,H,W of a transformed tensor. */
 void costs_conv_key(const struct rt_conv2d *p, char *buf, size_t size);
 void costs_shape_key(int N, int C, int H, int W, char *buf, size_t size);
+void costs_fc_key(int M, int N, int K, char *buf, size_t size);
 /* Tables built in memory (dnncc profile): rows, header, writing. */
 enum cost_header {
 	COST_HDR_MACHINE, COST_HDR_ISA, COST_HDR_COMPILER, COST_HDR_FLAGS,
 	COST_HDR_THREADS, COST_HDR_VERSION, COST_HDR_DATE, COST_HDR_COUNT_
 };
 struct cost_row {
-	int transform;       /* 0: prim row, 1: transform row */
+	int transform;       /* 0: prim row, 1: transform row, 2: nonconv, 3: fc */
 	char *row;           /* primitive or transform name */
 	char *key;           /* canonical scenario key */
 	double median_us, min_us, max_us;

@@ -498,29 +498,45 @@ static void pack_weights(struct graph *g, struct node *n, const struct rt_prim *
  * against rt_sgemm's 50 at M = 64, 25 against 17 at M = 16. */
 #define GEMM_SGEMM_MIN_M 64
 
-static void select_fc(struct graph *g, const struct options *opt, struct node *n)
+int pass_fc_shape(struct node *n, const struct options *opt, int64_t *Mp, int64_t *Np,
+                  int64_t *Kp)
 {
-	struct tensor *a = n->inputs[0], *b = n->n_inputs > 1 ? n->inputs[1] : NULL;
-	if (!a || !b || !b->data || b->dtype != DTYPE_F32 || b->rank != 2)
-		return;
+	const struct tensor *a = n->inputs[0], *b = n->n_inputs > 1 ? n->inputs[1] : NULL;
+	if ((n->op != OP_GEMM && n->op != OP_MATMUL) || !a || !b || !b->data ||
+	    b->dtype != DTYPE_F32 || b->rank != 2)
+		return 0;
 	int transB = n->op == OP_GEMM && ir_attr_int(n, "transB", 0) != 0;
 	int64_t K = transB ? b->dims[1] : b->dims[0], N = transB ? b->dims[0] : b->dims[1];
 	int64_t Ka = n->op == OP_GEMM && ir_attr_int(n, "transA", 0) ? a->dims[0]
 	                                                             : a->dims[a->rank - 1];
 	if (a->rank < 1 || (n->op == OP_GEMM && a->rank != 2) || Ka != K || K < 1 || N < 1 ||
 	    K > INT_MAX || N > INT_MAX)
-		return;
+		return 0;
 	/* rows: a Gemm's M; a MatMul's batch dims fold into rows (gemm_fc only) */
 	int64_t M = n->op == OP_GEMM ? n->outputs[0]->dims[0] : ir_numel(a) / K;
+	*Mp = M;
+	*Np = N;
+	*Kp = K;
 	if (n->op == OP_GEMM && n->outputs[0]->rank == 2 && M <= INT_MAX &&
-	    (opt->blas_openblas || M >= GEMM_SGEMM_MIN_M)) {
+	    (opt->blas_openblas || M >= GEMM_SGEMM_MIN_M))
+		return 2;
+	return opt->blas_openblas ? 0 : 1;
+}
+
+static void select_fc(struct graph *g, const struct options *opt, struct node *n)
+{
+	int64_t M, N, K;
+	int kind = pass_fc_shape(n, opt, &M, &N, &K);
+	if (kind == 2) {
 		n->primitive = "gemm_sgemm";
 		n->ws_bytes = rt_sgemm_workspace_size(opt->isa, (int)M, (int)N, (int)K);
 		n->cost_us = cost_fc_us(opt->isa, (double)M, (double)N, (double)K);
 		return;
 	}
-	if (opt->blas_openblas)
+	if (kind != 1)
 		return;
+	struct tensor *b = n->inputs[1];
+	int transB = n->op == OP_GEMM && ir_attr_int(n, "transB", 0) != 0;
 	size_t nf = rt_gemm_fc_pack_size(opt->isa, (int)N, (int)K);
 	float *data = arena_alloc(&g->arena, nf * sizeof(float));
 	rt_gemm_fc_pack(opt->isa, (int)N, (int)K, (const float *)b->data, transB ? 1 : (size_t)N,
@@ -530,7 +546,9 @@ static void select_fc(struct graph *g, const struct options *opt, struct node *n
 	int64_t dims[1] = {(int64_t)nf};
 	n->inputs[1] = ir_new_constant(g, name, DTYPE_F32, 1, dims, data);
 	n->primitive = "gemm_fc";
-	n->cost_us = cost_fc_us(opt->isa, (double)M, (double)N, (double)K);
+	/* measured (dnncc profile's "fc" rows) where the table has the layer */
+	n->cost_us = M <= INT_MAX ? costs_fc_us(opt, (int)M, (int)N, (int)K)
+	                          : cost_fc_us(opt->isa, (double)M, (double)N, (double)K);
 }
 
 static void walk_node(struct walk *w, int i)

@@ -188,7 +188,7 @@ for def in "" "-DHARNESS_NO_LINE_FLUSH -DHARNESS_EVICT_BYTES=(4u<<20)"; do
 		-DHARNESS_CFLAGS='"-O0"' -o harness_ev harness.c -lm) 2>"$out/h.cc" &&
 		"$out/harness/harness_ev" --runs 2 --budget-ms 1 --evict-weights \
 			>"$out/evict.tsv" 2>"$out/h.run" &&
-		grep -q '^# cache: net (input in cache, the rest cold, weights from memory)' \
+		grep -q '^# cache: net (input in cache, weights, workspace and output from memory)' \
 			"$out/evict.tsv" &&
 		[ "$(grep -c -v '^#' "$out/evict.tsv")" = "$(grep -c -v '^#' "$out/costs.tsv")" ] &&
 		! awk -F'\t' '!/^#/ && !($4 > 0) { bad = 1 } END { exit !bad }' "$out/evict.tsv"; then

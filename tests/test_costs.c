@@ -343,3 +343,25 @@ Test(costs, nonconv_rows_are_read_and_looked_up)
 	ir_graph_free(g);
 	expect_error("\n\nnonconv\tnc_pool_chw\t1,,2\t1\t1\t1\t1\n", ": line 3: nonconv key '1,,2'");
 }
+
+/* Kind "fc": a gemm_fc layer keyed M,N,K; costs_fc_us takes the table's time
+ * for that shape and falls back to the built-in roofline for the others. */
+Test(costs, fc_rows_are_read_and_looked_up)
+{
+	char text[1024];
+	snprintf(text, sizeof text, "%sfc\tgemm_fc\t1,4096,9216\t9000.5\t8000\t9500\t3\n", header);
+	int errors;
+	struct cost_table *t = read_text(text, &errors);
+	cr_assert_not_null(t, "%s", messages);
+	struct options opt = {.costs = t, .isa = RT_SGEMM_ISA_AVX2};
+	cr_assert_float_eq(costs_fc_us(&opt, 1, 4096, 9216), 9000.5, 1e-12);
+	cr_assert_float_eq(costs_fc_us(&opt, 1, 1000, 4096), cost_fc_us(RT_SGEMM_ISA_AVX2, 1, 1000, 4096),
+	                   1e-12);
+	long measured, fallback;
+	costs_usage(&opt, &measured, &fallback);
+	cr_assert_eq(measured, 1);
+	cr_assert_eq(fallback, 1);
+	cost_table_free(t);
+	expect_error("\n\nfc\tgemm_fc\t1,4096\t1\t1\t1\t1\n", ": line 3: fc key '1,4096'");
+	expect_error("\n\nfc\tgemm_fc\t0,4096,9216\t1\t1\t1\t1\n", ": line 3: fc key '0,4096,9216'");
+}
