@@ -72,6 +72,9 @@ bench-strategies: dnncc$(EXEEXT)
 # bench/fusion.sh: arena and end-to-end time with and without the fusions
 # (BASE=old-dnncc bench/fusion.sh; results in bench/results/fusion.md).
 EXTRA_DIST += bench/fusion.sh bench/time_model.c bench/results/fusion.md
+# bench/threads_profile.sh: the best 2-thread speedup each network's split
+# allows, from per-chunk CPU time (valid on a loaded machine; run by hand).
+EXTRA_DIST += bench/threads_profile.sh bench/threads_profile.c
 # bench/nonconv: issue 9's before/after for non-convolution layers, each
 # model compiled by BEFORE (another dnncc) and this one with --instrument:
 # median ms and the share of non-convolution layers.
