@@ -1858,6 +1858,8 @@ static void plan_arena(struct plan *p)
 		if (b->kind != BUF_ARENA || !b->used)
 			continue;
 		p->uses_arena = 1;
+		if (t->producer && t->producer->fused_into) /* never written: no room (plan_memory) */
+			continue;
 		if (t->offset % sizeof(float) || t->offset > g->arena_size ||
 		    ir_nbytes(t) > g->arena_size - t->offset)
 			diag_error(p->d, t->producer,
