@@ -62,6 +62,12 @@ struct rt_pwdw_job_ {
 	size_t cap; /* floats of one chunk's buffer */
 };
 
+/* The unfused kernels this one runs (conv_pointwise.c, conv_depthwise_rows.c). */
+RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant, const float *x, const float *w,
+                             const float *b, float *y, float *ws);
+RT_FN void rt_conv_depthwise_rows(const struct rt_conv2d *p, int variant, const float *x,
+                                  const float *w, const float *b, float *y, float *ws);
+
 /* Items [i0, i1): item it is chunk it % chunks of image it / chunks. */
 static void rt_pwdw_items_(void *ctx, int i0, int i1)
 {
@@ -112,12 +118,6 @@ static void rt_pwdw_items_(void *ctx, int i0, int i1)
 		}
 	}
 }
-
-/* The unfused kernels this one runs (conv_pointwise.c, conv_depthwise_rows.c). */
-RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant, const float *x, const float *w,
-                             const float *b, float *y, float *ws);
-RT_FN void rt_conv_depthwise_rows(const struct rt_conv2d *p, int variant, const float *x,
-                                  const float *w, const float *b, float *y, float *ws);
 
 RT_FN void rt_conv_pw_dw(const struct rt_conv2d *e, /* the 1x1: N, C, H, W -> Me = d->C,
                                                         stride 1, no padding, group 1 */
