@@ -83,6 +83,7 @@ struct layer {
 	int block;             /* pool_cl.c, global_pool_cl.c: 0 HWC, 8 CHW8c, 16 CHW16c */
 	size_t ws_bytes;       /* arena workspace passed as the last argument, or 0 */
 	size_t ws_offset;      /* its arena byte offset */
+	struct rt_conv2d conv_pw; /* OP_CONV with a fused 1x1 (fuse_has_pw): the 1x1's shapes */
 	int n_args;            /* tensors passed to the function: data inputs, then the output */
 	int n_outs;            /* outputs among them (the last ones): 1 but for typed layers */
 	struct tensor *args[LAYER_MAX_ARGS];

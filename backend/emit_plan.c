@@ -553,6 +553,24 @@ static int plan_conv_primitive(struct plan *p, struct layer *l)
 	l->kernel = l->prim->run_name;
 	l->ws_bytes = n->ws_bytes;
 	l->ws_offset = n->ws_offset;
+	if (n->fused_into) /* runs inside the depthwise's layer (fuse_pw_dw): no code */
+		return 0;
+	if (fuse_has_pw(n)) { /* rt_conv_pw_dw: the 1x1's input, weights, bias, then ours */
+		if (pass_conv_params(n->inputs[0]->producer, p->opt->isa, &l->conv_pw)) {
+			diag_error(p->d, n, "internal error: fused 1x1 without its parameters");
+			return -1;
+		}
+		l->unit = RT_UNIT_CONV_PW_DW;
+		l->kernel = "rt_conv_pw_dw";
+		add_arg(l, n->inputs[FUSE_PW_INPUT], "x");
+		add_arg(l, n->inputs[FUSE_PW_INPUT + 1], "we");
+		if (n->inputs[FUSE_PW_INPUT + 2])
+			add_arg(l, n->inputs[FUSE_PW_INPUT + 2], "be");
+		add_arg(l, n->inputs[1], "w");
+		if (b)
+			add_arg(l, b, "b");
+		return 0;
+	}
 	add_arg(l, n->inputs[0], "x");
 	add_arg(l, n->inputs[1], "w");
 	if (b)
@@ -1840,6 +1858,8 @@ static void plan_arena(struct plan *p)
 		if (b->kind != BUF_ARENA || !b->used)
 			continue;
 		p->uses_arena = 1;
+		if (t->producer && t->producer->fused_into) /* never written: no room (plan_memory) */
+			continue;
 		if (t->offset % sizeof(float) || t->offset > g->arena_size ||
 		    ir_nbytes(t) > g->arena_size - t->offset)
 			diag_error(p->d, t->producer,

@@ -852,7 +852,25 @@ static enum op print_key(enum op op)
 	}
 }
 
-static void print_layer_body(struct emitter *e, const struct layer *l)
+/* `static const struct rt_conv2d NAME = {...};` for a fused layer's two halves. */
+static void print_conv_struct(struct emitter *e, const char *name, const struct rt_conv2d *c)
+{
+	char a[64], b[64];
+	float_lit(a, sizeof a, c->alpha);
+	float_lit(b, sizeof b, c->beta);
+	emit_open(e, "static const struct rt_conv2d %s =", name);
+	emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, /* x [N, C, H, W] */", c->N, c->C, c->H,
+	          c->W);
+	emit_line(e, ".M = %d, .oH = %d, .oW = %d, /* y [N, M, oH, oW] */", c->M, c->oH, c->oW);
+	emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
+	          c->sH, c->sW, c->dH, c->dW);
+	emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
+	emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", rt_act_names[c->act], a, b);
+	emit_line(e, ".isa = %s,", emit_rt_isa_names[c->isa]);
+	emit_close(e, ";");
+}
+
+static void print_layer_body(struct plan *p, struct emitter *e, const struct layer *l)
 {
 	char f[6][64];
 	char buf[2048];
@@ -886,6 +904,18 @@ static void print_layer_body(struct emitter *e, const struct layer *l)
 		break;
 	case OP_CONV: {
 		const struct rt_conv2d *c = &l->u.conv;
+		if (n->fused_into) {
+			emit_line(e, "(void)y; /* computed band by band inside '%s' (rt_conv_pw_dw) */",
+			          emit_cmt(p, n->fused_into->name));
+			break;
+		}
+		if (l->unit == RT_UNIT_CONV_PW_DW) {
+			print_conv_struct(e, "pe", &l->conv_pw);
+			print_conv_struct(e, "pd", c);
+			emit_line(e, "rt_conv_pw_dw(&pe, &pd, x, we, %s, w, %s, y, ws);",
+			          emit_has_arg(l, "be") ? "be" : "NULL", emit_has_arg(l, "b") ? "b" : "NULL");
+			break;
+		}
 		float_lit(f[0], sizeof f[0], c->alpha);
 		float_lit(f[1], sizeof f[1], c->beta);
 		emit_open(e, "static const struct rt_conv2d p =");
@@ -1277,7 +1307,7 @@ static void print_layer(struct plan *p, struct emitter *e, const struct layer *l
 			s += len + (nl != NULL);
 		}
 	} else {
-		print_layer_body(e, l);
+		print_layer_body(p, e, l);
 	}
 	emit_close(e, "");
 	emit_blank(e);

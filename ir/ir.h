@@ -207,6 +207,8 @@ struct node {
 	double cost_us;          /* estimated cost of the choice, for --report and comments */
 	size_t ws_bytes;         /* workspace the primitive needs while it runs */
 	size_t ws_offset;        /* its byte offset in the activation arena (plan_memory) */
+	struct node *fused_into; /* OP_CONV: the depthwise Conv that runs this 1x1 inside its own
+	                            layer (fuse_pw_dw), or NULL */
 };
 
 struct graph {

@@ -202,7 +202,9 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 			continue;
 		if (s->t->rank < 0)
 			unreachable("plan_memory: tensor without a shape");
-		size_t bytes = ir_nbytes(s->t);
+		/* a 1x1 run inside its depthwise (fuse_pw_dw) never writes its
+		 * output: no room for it, so the layers around reuse warm memory */
+		size_t bytes = s->t->producer && s->t->producer->fused_into ? 0 : ir_nbytes(s->t);
 		s->size = (bytes + PLAN_ALIGN - 1) / PLAN_ALIGN * PLAN_ALIGN;
 		order[n_order++] = s;
 	}
@@ -258,7 +260,8 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 			const struct slot *o = &slots[root_of(y)->index];
 			if (!o->placed)
 				continue;
-			struct slot oy = {.offset = o->offset + y->alias_offset, .size = ir_nbytes(y)};
+			struct slot oy = {.offset = o->offset + y->alias_offset,
+			                  .size = y->alias ? ir_nbytes(y) : o->size};
 			for (int j = 0; j < n->n_inputs; j++) {
 				struct tensor *x = n->inputs[j];
 				if (!x || x->alias == y) /* a zero-copy Concat's own slices */

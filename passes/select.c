@@ -1080,6 +1080,7 @@ int pass_select(struct graph *g, const struct options *opt, struct diag *d)
 	double total = sel_total(s);
 	sel_apply(s);
 	sel_free(s);
+	fuse_pw_dw(g, opt);
 	if (opt->report)
 		report(g, opt, strategy, total, is_pbqp || opt->verify_ilp || opt->dump_pbqp ? &sv : NULL, r,
 		       n_r);

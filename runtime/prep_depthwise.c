@@ -101,6 +101,33 @@ int prep_dw_rows_applies(const struct rt_conv2d *p, int variant)
 	return variant == 0 || p->M == p->C;
 }
 
+/* ---- a 1x1 fused with the depthwise after it (conv_pw_dw.c) -------------- */
+
+/* e: a 1x1, stride 1, unpadded, group 1 (conv_pointwise.c's HWC variant);
+ * d: a depthwise on its whole output, multiplier 1, that the HWC rows take. */
+int prep_pw_dw_applies(const struct rt_conv2d *e, const struct rt_conv2d *d)
+{
+	return e->kH == 1 && e->kW == 1 && e->sH == 1 && e->sW == 1 && e->padT == 0 &&
+	       e->padL == 0 && e->group == 1 && e->oH == e->H && e->oW == e->W && e->N == d->N &&
+	       e->M == d->C && e->oH == d->H && e->oW == d->W && d->M == d->C &&
+	       prep_dw_rows_applies(d, 0);
+}
+
+/* Must match conv_pw_dw.c: chunks (rt_pwdw_chunks_) of
+ * min(H, (R - 1)*S + K) rows of e, R the rows a 192 KiB buffer takes. */
+size_t prep_pw_dw_ws(const struct rt_conv2d *d)
+{
+	const size_t row = (size_t)d->W * d->C, buf = 49152;
+	int r = 1;
+	while (r < d->oH && (size_t)(r * d->sH + d->kH) * row <= buf)
+		r++;
+	const int rows = (r - 1) * d->sH + d->kH;
+	const int least = (12 * (d->kH - d->sH) + d->sH - 1) / d->sH;
+	int chunks = d->oH / (least > 1 ? least : 1);
+	chunks = chunks < 1 ? 1 : chunks < RT_PARALLEL_ITEMS ? chunks : RT_PARALLEL_ITEMS;
+	return (size_t)chunks * (size_t)(rows < d->H ? rows : d->H) * row;
+}
+
 /* ---- grouped convolutions -------------------------------------------------- */
 
 int prep_dw_group_applies(const struct rt_conv2d *p, int variant)

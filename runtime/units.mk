@@ -87,4 +87,5 @@ RT_UNITS = \
 	runtime/layout_hwc_to_chw8c.c \
 	runtime/layout_chw8c_to_hwc.c \
 	runtime/layout_hwc_to_chw16c.c \
-	runtime/layout_chw16c_to_hwc.c
+	runtime/layout_chw16c_to_hwc.c \
+	runtime/conv_pw_dw.c

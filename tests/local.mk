@@ -56,6 +56,11 @@ check_PROGRAMS += tests/test_primitives
 tests_test_primitives_SOURCES = tests/test_primitives.c tests/conv_layers.h tests/layout_ref.h
 tests_test_primitives_CPPFLAGS = $(TEST_CPPFLAGS)
 tests_test_primitives_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
+# The fused 1x1 + depthwise kernel against the unfused pair and the textbook, per ISA.
+check_PROGRAMS += tests/test_pw_dw
+tests_test_pw_dw_SOURCES = tests/test_pw_dw.c
+tests_test_pw_dw_CPPFLAGS = $(TEST_CPPFLAGS)
+tests_test_pw_dw_LDADD = libdnncc_rt.a $(CRITERION_LIBS) -lm
 # The layout-aware non-convolution kernels against the CHW ones, per ISA.
 check_PROGRAMS += tests/test_nonconv
 tests_test_nonconv_SOURCES = tests/test_nonconv.c

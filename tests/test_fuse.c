@@ -15,6 +15,7 @@
 #include "tests/graph_build.h"
 #include "tests/pass_run.h"
 #include "runtime/dnncc_rt.h"
+#include "runtime/prep_depthwise.h"
 #include "runtime/primitives.h"
 #include "runtime/sgemm.h"
 
@@ -328,6 +329,81 @@ Test(residual, bottleneck_1x1_fuses_the_add_in_a_pointwise_row)
 		          "%s: the 1x1 with the residual runs on %s", strategies[si], r->name);
 		ir_graph_free(g);
 	}
+}
+
+/* ---- 1x1 into the depthwise after it --------------------------------------------- */
+
+/* x [1, 16, H, H] -> 1x1 "pw" to 96 channels -> e -> 3x3 depthwise "dw",
+ * stride s -> y -> Sigmoid -> z; with `also_out`, e is a graph output too. */
+static struct graph *expand_dw(int H, int s, int also_out, struct tensor **e_out)
+{
+	struct graph *g = graph_new();
+	const int oH = (H + 2 - 3) / s + 1;
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 16, H, H)));
+	struct tensor *e = act(g, "e", SHAPE(1, 96, H, H));
+	struct tensor *y = act(g, "y", SHAPE(1, 96, oH, oH));
+	conv(g, "pw", x, 96, 1, e);
+	struct node *d = conv(g, "dw", e, 96, 3, y);
+	d->inputs[1] = weights(g, "dw_W1", SHAPE(96, 1, 3, 3)); /* depthwise: (M, 1, kH, kW) */
+	ir_add_attr(g, d, "group", ATTR_INT)->i = 96;
+	struct attr *a = ir_add_attr(g, d, "strides", ATTR_INTS);
+	a->n = 2;
+	a->ints = arena_memdup(&g->arena, (int64_t[]){s, s}, 2 * sizeof(int64_t));
+	node(g, OP_SIGMOID, "sig", INS(y), output(g, act(g, "z", SHAPE(1, 96, oH, oH))));
+	if (also_out)
+		output(g, e);
+	*e_out = e;
+	return g;
+}
+
+Test(pw_dw, expand_then_depthwise_fuse_where_the_expanded_tensor_is_large)
+{
+	if (rt_sgemm_isa_host() == RT_SGEMM_ISA_C)
+		cr_skip_test("no SIMD on this CPU: the HWC rows need not win");
+	for (int s = 1; s <= 2; s++) {
+		struct tensor *e;
+		struct graph *g = expand_dw(56, s, 0, &e); /* e: 96 x 56 x 56 floats, 1.15 MiB */
+		canonicalize_ok(g);
+		select_ok(g, "pbqp");
+		struct node *pw = find(g, "pw"), *dw = find(g, "dw");
+		cr_assert_str_eq(pw->primitive, "conv_pointwise_hwc");
+		cr_assert_str_eq(dw->primitive, "conv_depthwise_rows_hwc");
+		cr_assert(fuse_has_pw(dw), "stride %d: not fused", s);
+		cr_assert_eq(pw->fused_into, dw);
+		cr_assert_eq(dw->inputs[0]->producer, pw); /* shapes still read off e */
+		cr_assert_eq(dw->inputs[FUSE_PW_INPUT], pw->inputs[0]);
+		cr_assert_eq(dw->inputs[FUSE_PW_INPUT + 1], pw->inputs[1]);
+		struct rt_conv2d pd;
+		cr_assert_eq(pass_conv_params(dw, rt_sgemm_isa_host(), &pd), 0);
+		cr_assert_geq(dw->ws_bytes, prep_pw_dw_ws(&pd) * sizeof(float));
+		/* the 1x1's input lives until the fused layer has run */
+		struct options opt = {0};
+		struct diag d;
+		diag_init(&d, "m.onnx", stderr);
+		cr_assert_eq(pass_plan_memory(g, &opt, &d), 0);
+		const struct tensor *xin = pw->inputs[0], *y = dw->outputs[0];
+		cr_assert(!xin->is_input && !xin->data && !xin->alias && !y->alias);
+		cr_assert(xin->offset + ir_nbytes(xin) <= y->offset ||
+			          y->offset + ir_nbytes(y) <= xin->offset);
+		ir_graph_free(g);
+	}
+}
+
+Test(pw_dw, refused_where_the_expanded_tensor_is_small_or_read_elsewhere)
+{
+	struct tensor *e;
+	struct graph *g = expand_dw(28, 1, 0, &e); /* 96 x 28 x 28: 294 KiB, stays in L2 */
+	canonicalize_ok(g);
+	select_ok(g, "pbqp");
+	cr_assert_not(fuse_has_pw(find(g, "dw")));
+	cr_assert_null(find(g, "pw")->fused_into);
+	ir_graph_free(g);
+	g = expand_dw(56, 1, 1, &e); /* e is also a graph output */
+	canonicalize_ok(g);
+	select_ok(g, "pbqp");
+	cr_assert_not(fuse_has_pw(find(g, "dw")));
+	cr_assert_null(find(g, "pw")->fused_into);
+	ir_graph_free(g);
 }
 
 /* ---- zero-copy Concat ------------------------------------------------------------- */
