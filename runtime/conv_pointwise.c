@@ -45,6 +45,13 @@
  * behind HWC on layers of 512-1024 channels (Xeon, AVX-512); with it, level
  * at up to 256 channels and 5-10% behind at 480-1024 (a tile there touches
  * one page per channel block; TLB reach is the suspect, not measured).
+ * It also prefetches the weights RT_PW_WPF input channels ahead (a pair's
+ * weights, 128 bytes per channel, outgrow L1 from C = 384 on and then come
+ * from L2 or, first in a network call, from memory) and, into L2, its
+ * residual and output lines (in HWC a pixel's are M floats apart, a stride
+ * the prefetchers do not follow). In ResNet-50 (1 thread, CPU time, A/B
+ * interleaved, load 9-16) that took the 1x1 layers' sum 6-8% down, the
+ * 14x14x1024 residual convs ~15%, the whole network 2-5%.
  * Partial vectors use masked loads and stores where the ISA has them.
  * One source for every ISA through the SIMD layer (rt_simd.h); the ISA is
  * p->isa stepped down to AVX2 for 8-channel blocks (rt_simd_isa). */
@@ -105,6 +112,21 @@ struct rt_pw_geom_ {
 #define RT_PW_PREFETCH_avx2(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #define RT_PW_PREFETCH_neon(p) ((void)(p))
 #define RT_PW_PREFETCH_c(p) ((void)(p))
+#ifndef RT_PW_WPF
+#define RT_PW_WPF 16
+#endif
+/* The weights' prefetch, AVX-512 only: the AVX2 tile (6 pixels of 8-channel
+ * vectors) issues it twice per 12 FMAs and calibrated 5-10% slower with it
+ * (bench/calibrate, load ~10: not separable from noise, so left out). */
+#define RT_PW_WPREF_avx512(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#define RT_PW_WPREF_avx2(p) ((void)(p))
+#define RT_PW_WPREF_neon(p) ((void)(p))
+#define RT_PW_WPREF_c(p) ((void)(p))
+/* Prefetch into L2 (the tile's residual and output lines). */
+#define RT_PW_PREFETCH2_avx512(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
+#define RT_PW_PREFETCH2_avx2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
+#define RT_PW_PREFETCH2_neon(p) ((void)(p))
+#define RT_PW_PREFETCH2_c(p) ((void)(p))
 
 /* One output channel vector's place: weights at w (input channel 0, then wb
  * floats per channel), outputs of the tile's first pixel at y, `valid` real
@@ -260,6 +282,17 @@ RT_SIMD_EACH(RT_PW_OUT_)
 		V b6 = bz1, b7 = bz1, b8 = bz1, b9 = bz1, b10 = bz1, b11 = bz1;                     \
 		const float *w0 = v0->w, *w1 = nv > 1 ? v1->w : v0->w;                             \
 		const size_t wb = (size_t)g->wb;                                                    \
+		/* the tile's residual and output lines, a plane or a row apart where the     */   \
+		/* hardware prefetchers do not look: into L2 while the sum over C runs       */   \
+		for (int j = 0; j < nr; j++) {                                                      \
+			const size_t o = (size_t)j * g->ypix;                                           \
+			if (v0->r) RT_PW_PREFETCH2_##SUF(v0->r + o);                                    \
+			RT_PW_PREFETCH2_##SUF(v0->y + o);                                               \
+			if (nv > 1) {                                                                   \
+				if (v1->r) RT_PW_PREFETCH2_##SUF(v1->r + o);                                \
+				RT_PW_PREFETCH2_##SUF(v1->y + o);                                           \
+			}                                                                               \
+		}                                                                                   \
 		for (int cb = 0; cb < g->ncb; cb++) {                                               \
 			const int nci = cb == g->ncb - 1 ? g->C - cb * g->nci : g->nci;                 \
 			/* pixel j = 4k + r at xk[r * xp]: few base pointers, one stride */            \
@@ -268,6 +301,8 @@ RT_SIMD_EACH(RT_PW_OUT_)
 				for (int j = 0; j < nr; j++)                                                \
 					RT_PW_PREFETCH_##SUF(x0 + g->xcb + j * xp);                             \
 			for (int ci = 0; ci < nci; ci++, x0++, x4++, x8++, w0 += wb, w1 += wb) {        \
+				RT_PW_WPREF_##SUF(w0 + RT_PW_WPF * wb);                                     \
+				if (nv > 1) RT_PW_WPREF_##SUF(w1 + RT_PW_WPF * wb);                         \
 				const V wv0 = LOAD(w0);                                                     \
 				const V wv1 = nv > 1 ? LOAD(w1) : wv0;                                      \
 				V xv;                                                                       \
