@@ -55,6 +55,7 @@
  * Partial vectors use masked loads and stores where the ISA has them.
  * One source for every ISA through the SIMD layer (rt_simd.h); the ISA is
  * p->isa stepped down to AVX2 for 8-channel blocks (rt_simd_isa). */
+#include <stdint.h>
 #include "runtime/rt_types.h"
 #include "runtime/rt_simd.h"
 
@@ -118,10 +119,13 @@ struct rt_pw_geom_ {
 /* The weights' prefetch, AVX-512 only: the AVX2 tile (6 pixels of 8-channel
  * vectors) issues it twice per 12 FMAs and calibrated 5-10% slower with it
  * (bench/calibrate, load ~10: not separable from noise, so left out). */
-#define RT_PW_WPREF_avx512(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
-#define RT_PW_WPREF_avx2(p) ((void)(p))
-#define RT_PW_WPREF_neon(p) ((void)(p))
-#define RT_PW_WPREF_c(p) ((void)(p))
+/* The address is formed as an integer: on the last input channels it lies
+ * past the packed weights, where pointer arithmetic would be undefined. */
+#define RT_PW_WPREF_avx512(p, n) \
+	_mm_prefetch((const char *)((uintptr_t)(p) + (n) * sizeof(float)), _MM_HINT_T0)
+#define RT_PW_WPREF_avx2(p, n) ((void)(p), (void)(n))
+#define RT_PW_WPREF_neon(p, n) ((void)(p), (void)(n))
+#define RT_PW_WPREF_c(p, n) ((void)(p), (void)(n))
 /* Prefetch into L2 (the tile's residual and output lines). */
 #define RT_PW_PREFETCH2_avx512(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
 #define RT_PW_PREFETCH2_avx2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
@@ -301,8 +305,8 @@ RT_SIMD_EACH(RT_PW_OUT_)
 				for (int j = 0; j < nr; j++)                                                \
 					RT_PW_PREFETCH_##SUF(x0 + g->xcb + j * xp);                             \
 			for (int ci = 0; ci < nci; ci++, x0++, x4++, x8++, w0 += wb, w1 += wb) {        \
-				RT_PW_WPREF_##SUF(w0 + RT_PW_WPF * wb);                                     \
-				if (nv > 1) RT_PW_WPREF_##SUF(w1 + RT_PW_WPF * wb);                         \
+				RT_PW_WPREF_##SUF(w0, RT_PW_WPF * wb);                                      \
+				if (nv > 1) RT_PW_WPREF_##SUF(w1, RT_PW_WPF * wb);                          \
 				const V wv0 = LOAD(w0);                                                     \
 				const V wv1 = nv > 1 ? LOAD(w1) : wv0;                                      \
 				V xv;                                                                       \
