@@ -206,6 +206,8 @@ struct plan {
 };
 
 /* ---- emit_print.c --------------------------------------------------------- */
+/* The RT_ACT_* spelling of each enum act (the training emitters use it too). */
+extern const char *const emit_act_names[ACT_COUNT_];
 
 void emit_print_header(struct plan *p, struct emitter *e);
 void emit_print_c_file(struct plan *p, struct emitter *e);

@@ -19,10 +19,10 @@
 #include "backend/emit_internal.h"
 
 /* Parameter spellings of enum act, which numbers like enum rt_act. */
-static const char *const rt_act_names[ACT_COUNT_] = {
+const char *const emit_act_names[ACT_COUNT_] = {
 	"RT_ACT_NONE", "RT_ACT_RELU", "RT_ACT_LEAKY_RELU", "RT_ACT_CLIP", "RT_ACT_SIGMOID", "RT_ACT_TANH",
 };
-_Static_assert(sizeof rt_act_names / sizeof rt_act_names[0] == ACT_COUNT_, "act names");
+_Static_assert(sizeof emit_act_names / sizeof emit_act_names[0] == ACT_COUNT_, "act names");
 static const char *const rt_math_names[RT_MATH_COUNT_] = {
 #define X(e) #e,
 	RT_MATH_FNS(X)
@@ -826,7 +826,7 @@ static void print_window3d(struct emitter *e, const struct layer *l)
 	emit_line(e, ".pb = {%d, %d, %d}, .pe = {%d, %d, %d},", c->pb[0], c->pb[1], c->pb[2],
 	          c->pe[0], c->pe[1], c->pe[2]);
 	emit_line(e, ".act = %s, .alpha = %s, .beta = %s, .max = %d, .count_include_pad = %d,",
-	          rt_act_names[c->act], f[0], f[1], c->max, c->count_include_pad);
+	          emit_act_names[c->act], f[0], f[1], c->max, c->count_include_pad);
 	emit_close(e, ";");
 	if (l->unit == RT_UNIT_POOL3D)
 		emit_line(e, "rt_pool3d(&p, x, y);");
@@ -865,7 +865,7 @@ static void print_conv_struct(struct emitter *e, const char *name, const struct 
 	emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
 	          c->sH, c->sW, c->dH, c->dW);
 	emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
-	emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", rt_act_names[c->act], a, b);
+	emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", emit_act_names[c->act], a, b);
 	emit_line(e, ".isa = %s,", emit_rt_isa_names[c->isa]);
 	emit_close(e, ";");
 }
@@ -930,7 +930,7 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		if (res) /* the activation follows the residual add */
 			emit_line(e, ".act = RT_ACT_NONE,");
 		else
-			emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", rt_act_names[c->act], f[0],
+			emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", emit_act_names[c->act], f[0],
 			          f[1]);
 		if (l->prim)
 			emit_line(e, ".isa = %s,", emit_rt_isa_names[c->isa]);
@@ -952,7 +952,7 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 			          ir_act_names[c->act], rt_layout_names[lo]);
 			emit_line(e, "rt_conv_residual(%d, %d, %d, %d, %s, %s, %s, r, y); "
 			          "/* N, M, oH * oW, channel block */", c->N, c->M, c->oH * c->oW, block,
-			          rt_act_names[c->act], f[0], f[1]);
+			          emit_act_names[c->act], f[0], f[1]);
 		}
 		break;
 	}
@@ -986,7 +986,7 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		          c->transA, c->transB);
 		emit_line(e, ".alpha = %s, .beta = %s, .c_sm = %d, .c_sn = %d,", f[0], f[1], c->c_sm,
 		          c->c_sn);
-		emit_line(e, ".act = %s, .act_alpha = %s, .act_beta = %s,", rt_act_names[c->act], f[2],
+		emit_line(e, ".act = %s, .act_alpha = %s, .act_beta = %s,", emit_act_names[c->act], f[2],
 		          f[3]);
 		emit_close(e, ";");
 		if (l->unit == RT_UNIT_GEMM_FC)
@@ -1064,11 +1064,11 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		if (l->unit == RT_UNIT_ACT_VEC) {
 			emit_line(e, "rt_act_vec(%s, %s, RT_SGEMM_ISA, %" PRId64 ", x, y); /* act, alpha, "
 			             "ISA, n */",
-			          rt_act_names[l->u.unary.act], f[0], l->u.unary.n);
+			          emit_act_names[l->u.unary.act], f[0], l->u.unary.n);
 			break;
 		}
 		emit_line(e, "rt_unary(%s, %s, %s, %" PRId64 ", x, y); /* act, alpha, beta, n */",
-		          rt_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
+		          emit_act_names[l->u.unary.act], f[0], f[1], l->u.unary.n);
 		break;
 	case OP_EXP: /* OPK_MATH */
 		float_lit(f[0], sizeof f[0], l->u.unary.alpha);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/emit_internal.h"
 #include "backend/emit_train.h"
 #include "runtime/sgemm.h"
 
@@ -225,11 +226,6 @@ static const char *shape_str(const struct tensor *t, char *buf, size_t size)
 	return buf;
 }
 
-static const char *act_macro(enum act a)
-{
-	return a == ACT_RELU ? "RT_ACT_RELU" : a == ACT_SIGMOID ? "RT_ACT_SIGMOID" : "RT_ACT_TANH";
-}
-
 /* One statement (group) per node, indented by one tab. */
 static void print_node(FILE *o, const struct train_plan *p, const struct node *n)
 {
@@ -281,14 +277,15 @@ static void print_node(FILE *o, const struct train_plan *p, const struct node *n
 	}
 	case OP_RELU:
 	case OP_SIGMOID:
-	case OP_TANH:
+	case OP_TANH: {
+		float alpha, beta; /* none of the three has attributes */
 		tensor_expr(p, n->inputs[0], x, sizeof x);
 		tensor_expr(p, out0, y, sizeof y);
 		fprintf(o, "\trt_train_act(%s, %lld, %s, %s);\n",
-		        n->op == OP_RELU ? "RT_ACT_RELU" : n->op == OP_SIGMOID ? "RT_ACT_SIGMOID"
-		                                                              : "RT_ACT_TANH",
+		        emit_act_names[ir_act_of((struct node *)n, &alpha, &beta)],
 		        (long long)ir_numel(out0), x, y);
 		break;
+	}
 	case OP_SOFTMAX:
 		tensor_expr(p, n->inputs[0], x, sizeof x);
 		tensor_expr(p, out0, y, sizeof y);
@@ -322,7 +319,7 @@ static void print_node(FILE *o, const struct train_plan *p, const struct node *n
 		tensor_expr(p, n->inputs[1], z, sizeof z);
 		tensor_expr(p, out0, y, sizeof y);
 		if (n->op == OP_ACT_GRAD)
-			fprintf(o, "\trt_train_act_grad(%s, %lld, %s, %s, %s);\n", act_macro(n->act),
+			fprintf(o, "\trt_train_act_grad(%s, %lld, %s, %s, %s);\n", emit_act_names[n->act],
 			        (long long)ir_numel(out0), x, z, y);
 		else
 			fprintf(o, "\trt_train_softmax_grad(%lld, %lld, %s, %s, %s);\n",

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/emit_internal.h"
 #include "backend/emit_train.h"
 
 static void dev_expr(const struct train_plan *p, const size_t *act_off, const struct tensor *t,
@@ -38,15 +39,6 @@ static void dev_expr(const struct train_plan *p, const size_t *act_off, const st
 	case TS_TARGET: snprintf(buf, size, "cur_labels"); break;
 	default: unreachable("tensor without device storage");
 	}
-}
-
-static const char *act_name(int op_or_act, int is_op)
-{
-	if (is_op)
-		return op_or_act == OP_RELU ? "RT_ACT_RELU" : op_or_act == OP_SIGMOID ? "RT_ACT_SIGMOID"
-		                                                                      : "RT_ACT_TANH";
-	return op_or_act == ACT_RELU ? "RT_ACT_RELU" : op_or_act == ACT_SIGMOID ? "RT_ACT_SIGMOID"
-	                                                                        : "RT_ACT_TANH";
 }
 
 static void print_node_cuda(FILE *o, const struct train_plan *p, const size_t *act_off,
@@ -101,12 +93,15 @@ static void print_node_cuda(FILE *o, const struct train_plan *p, const size_t *a
 	}
 	case OP_RELU:
 	case OP_SIGMOID:
-	case OP_TANH:
+	case OP_TANH: {
+		float alpha, beta; /* none of the three has attributes */
 		dev_expr(p, act_off, n->inputs[0], x, sizeof x);
 		dev_expr(p, act_off, out0, y, sizeof y);
 		fprintf(o, "\tk_act<<<GRID(%lld), 256, 0, s_compute>>>(%s, %lld, %s, %s);\n",
-		        (long long)ir_numel(out0), act_name(n->op, 1), (long long)ir_numel(out0), x, y);
+		        (long long)ir_numel(out0), emit_act_names[ir_act_of((struct node *)n, &alpha, &beta)],
+		        (long long)ir_numel(out0), x, y);
 		break;
+	}
 	case OP_SOFTMAX:
 		dev_expr(p, act_off, n->inputs[0], x, sizeof x);
 		dev_expr(p, act_off, out0, y, sizeof y);
@@ -146,7 +141,7 @@ static void print_node_cuda(FILE *o, const struct train_plan *p, const size_t *a
 		dev_expr(p, act_off, out0, y, sizeof y);
 		if (n->op == OP_ACT_GRAD)
 			fprintf(o, "\tk_act_grad<<<GRID(%lld), 256, 0, s_compute>>>(%s, %lld, %s, %s, %s);\n",
-			        (long long)ir_numel(out0), act_name(n->act, 0), (long long)ir_numel(out0), x,
+			        (long long)ir_numel(out0), emit_act_names[n->act], (long long)ir_numel(out0), x,
 			        z, y);
 		else
 			fprintf(o, "\tk_softmax_grad<<<GRID(%lld), 256, 0, s_compute>>>(%lld, %lld, %s, %s, "

@@ -129,6 +129,7 @@ enum {
 	OPF_NC_ELTWISE = 1 << 6,
 	OPF_TBINARY = 1 << 7,
 	OPF_BOOL_OUT = 1 << 8,
+	OPF_NC_CHAN = 1 << 9,
 };
 
 /* One row of ops.def. */

@@ -49,8 +49,7 @@ static int act_keeps_zero(enum op op) { return op != OP_SIGMOID; }
 
 static int is_chan_op(enum op op)
 {
-	return op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_MAX || op == OP_MIN ||
-	       op == OP_PRELU;
+	return ir_op_has(op, OPF_NC_CHAN);
 }
 
 static int image_f32(const struct tensor *t)

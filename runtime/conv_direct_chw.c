@@ -21,19 +21,6 @@
  * weights; no workspace. */
 #include "runtime/rt_types.h"
 
-/* Outputs o whose input index o*s + off lies in [0, n): [*lo, *hi), o < no. */
-static inline void rt_dchw_range_(int off, int s, int n, int no, int *lo, int *hi)
-{
-	int a = off >= 0 ? 0 : (-off + s - 1) / s;
-	int e = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
-	if (e > no)
-		e = no;
-	if (a > e)
-		a = e;
-	*lo = a;
-	*hi = e;
-}
-
 /* yp[i][j] += wv * xp[i*sH + ioff][j*sW + joff] over the valid rows and
  * columns of one tap (ioff = u*dH - padT, joff = v*dW - padL). */
 static inline void rt_dchw_axpy_(const struct rt_conv2d *p, float wv,
@@ -42,8 +29,8 @@ static inline void rt_dchw_axpy_(const struct rt_conv2d *p, float wv,
                                  int ioff, int joff)
 {
 	int i0, i1, j0, j1;
-	rt_dchw_range_(ioff, p->sH, p->H, p->oH, &i0, &i1);
-	rt_dchw_range_(joff, p->sW, p->W, p->oW, &j0, &j1);
+	rt_tap_range(ioff, p->sH, p->H, p->oH, &i0, &i1);
+	rt_tap_range(joff, p->sW, p->W, p->oW, &j0, &j1);
 	if (j1 <= j0)
 		return;
 	for (int i = i0; i < i1; i++) {
@@ -79,10 +66,10 @@ RT_FN void rt_conv_direct_chw(const struct rt_conv2d *p, int variant,
 				const float *wm = w + (size_t)m * cg * taps; /* [cg][kH][kW] */
 				for (int i = 0; i < p->oH; i++) {
 					int u0, u1;
-					rt_dchw_range_(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
+					rt_tap_range(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 					for (int j = 0; j < p->oW; j++) {
 						int v0, v1;
-						rt_dchw_range_(j * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
+						rt_tap_range(j * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 						float s = b ? b[m] : 0.0f;
 						for (int c = 0; c < cg && v0 < v1; c++) {
 							for (int u = u0; u < u1; u++) {

@@ -19,19 +19,6 @@
  * dilation and group; raw [M][C/group][kH][kW] weights; no workspace. */
 #include "runtime/rt_types.h"
 
-/* Outputs o whose input index o*s + off lies in [0, n): [*lo, *hi), o < no. */
-static inline void rt_dhcw_range_(int off, int s, int n, int no, int *lo, int *hi)
-{
-	int a = off >= 0 ? 0 : (-off + s - 1) / s;
-	int e = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
-	if (e > no)
-		e = no;
-	if (a > e)
-		a = e;
-	*lo = a;
-	*hi = e;
-}
-
 /* yr[j] += sum over v of wr[v] * xr[j*sW - padL + v*dW], valid j only. */
 static inline void rt_dhcw_row_(const struct rt_conv2d *p,
                                 const float *restrict wr, /* [kW]: one kernel row */
@@ -42,7 +29,7 @@ static inline void rt_dhcw_row_(const struct rt_conv2d *p,
 		const int off = v * p->dW - p->padL;
 		const float wv = wr[v];
 		int j0, j1;
-		rt_dhcw_range_(off, p->sW, p->W, p->oW, &j0, &j1);
+		rt_tap_range(off, p->sW, p->W, p->oW, &j0, &j1);
 		if (j1 <= j0)
 			continue;
 		const float *restrict xs = xr + j0 * p->sW + off;
@@ -85,7 +72,7 @@ RT_FN void rt_conv_direct_hcw(const struct rt_conv2d *p, int variant,
 		float *yn = y + n * yi;
 		for (int i = 0; i < p->oH; i++) {
 			int u0, u1;
-			rt_dhcw_range_(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
+			rt_tap_range(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 			if (variant == 1) { /* i-u-c-m-v-j */
 				float *yrows = yn + (size_t)i * p->M * p->oW; /* [M][oW] */
 				for (int m = 0; m < p->M; m++)

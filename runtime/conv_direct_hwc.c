@@ -16,19 +16,6 @@
  * Any kernel, stride, padding, dilation and group; no workspace. */
 #include "runtime/rt_types.h"
 
-/* Outputs o whose input index o*s + off lies in [0, n): [*lo, *hi), o < no. */
-static inline void rt_dhwc_range_(int off, int s, int n, int no, int *lo, int *hi)
-{
-	int a = off >= 0 ? 0 : (-off + s - 1) / s;
-	int e = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
-	if (e > no)
-		e = no;
-	if (a > e)
-		a = e;
-	*lo = a;
-	*hi = e;
-}
-
 /* One output value before the epilogue: bias + the sum over the valid taps. */
 static inline float rt_dhwc_dot_(const struct rt_conv2d *p, int cg, float bias,
                                  const float *restrict x, /* [H][W][C] at channel c0(m) */
@@ -36,8 +23,8 @@ static inline float rt_dhwc_dot_(const struct rt_conv2d *p, int cg, float bias,
                                  int i, int j)
 {
 	int u0, u1, v0, v1;
-	rt_dhwc_range_(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
-	rt_dhwc_range_(j * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
+	rt_tap_range(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
+	rt_tap_range(j * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 	float s = bias;
 	for (int u = u0; u < u1; u++) {
 		const int ih = i * p->sH - p->padT + u * p->dH;

@@ -35,19 +35,6 @@
 #include <immintrin.h>
 #endif
 
-/* Outputs o whose input index o*s + off lies in [0, n): [*lo, *hi), o < no. */
-static inline void rt_ds2_range_(int off, int s, int n, int no, int *lo, int *hi)
-{
-	int a = off >= 0 ? 0 : (-off + s - 1) / s;
-	int e = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
-	if (e > no)
-		e = no;
-	if (a > e)
-		a = e;
-	*lo = a;
-	*hi = e;
-}
-
 /* t[k] = row[base + 2k] for k < n, zero where that lies outside [0, W). */
 static inline void rt_ds2_gather_(const float *row, /* [W] */
                                   int W, int base, int n, float *t /* out: [n] */)
@@ -121,7 +108,7 @@ rt_ds2_tile16_(int nb8, int nv, const struct rt_conv2d *p, int cg,
 	__m512 a[16][2];
 	float t[32];
 	int u0, u1;
-	rt_ds2_range_(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
+	rt_tap_range(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 #pragma GCC unroll 16
 	for (int k = 0; k < 8 * nb8; k++)
 		a[k][0] = a[k][1] = _mm512_set1_ps(b && k < nm ? b[k] : 0.0f);
@@ -191,7 +178,7 @@ rt_ds2_strip8_(const struct rt_conv2d *p, int cg,
 	__m256 a[8];
 	float t[8];
 	int u0, u1;
-	rt_ds2_range_(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
+	rt_tap_range(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 #pragma GCC unroll 8
 	for (int k = 0; k < 8; k++)
 		a[k] = _mm256_set1_ps(b && k < nm ? b[k] : 0.0f);
@@ -246,7 +233,7 @@ static inline void rt_ds2_stripc_(const struct rt_conv2d *p, int cg,
 	const size_t plane = (size_t)p->H * p->W;
 	float a[8][8], t[8];
 	int u0, u1;
-	rt_ds2_range_(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
+	rt_tap_range(i * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 	for (int k = 0; k < 8; k++)
 		for (int j = 0; j < 8; j++)
 			a[k][j] = b && k < nm ? b[k] : 0.0f;

@@ -100,21 +100,6 @@ struct rt_dvec_out_ {
 	int store[2];         /* lanes to write: VL for blocked layouts, valid for HWC */
 };
 
-/* Valid tap range [t0, t1) of output index o along one axis: taps t with
- * 0 <= o*s - pad + t*d < n. */
-static inline void rt_dvec_span_(int o, int s, int pad, int d, int k, int n, int *t0, int *t1)
-{
-	const int i0 = o * s - pad;
-	int a = i0 >= 0 ? 0 : (-i0 + d - 1) / d;
-	int e = n - 1 - i0 < 0 ? 0 : (n - 1 - i0) / d + 1;
-	if (e > k)
-		e = k;
-	if (a > e)
-		a = e;
-	*t0 = a;
-	*t1 = e;
-}
-
 /* ---- AVX-512: VL = 16 ---------------------------------------------------- */
 #if RT_DVEC_AVX512_
 
@@ -510,7 +495,7 @@ rt_dvec_row16_(const struct rt_conv2d *p, const struct rt_dvec_geom_ *g,
 			continue;
 		}
 		int v0, v1;
-		rt_dvec_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);
+		rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 		const float *xe = v1 > v0 ? x + (size_t)(ow * p->sW - p->padL + v0 * p->dW) * g->xpx : x;
 		const float *we = w + v0 * g->wtap;
 		if (nb > 1)
@@ -542,7 +527,7 @@ rt_dvec_cols16_(const struct rt_conv2d *p, const struct rt_dvec_geom_ *g,
 		if (ow >= p->oW)
 			break;
 		int v0, v1;
-		rt_dvec_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);
+		rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 		/* a column with no tap inside the row still gets its bias */
 		const size_t at = v1 > v0 ? ((size_t)(oh0 * p->sH - p->padT) * p->W +
 		                             (size_t)(ow * p->sW - p->padL + v0 * p->dW)) * g->xpx : 0;
@@ -771,7 +756,7 @@ rt_dvec_row8_(const struct rt_conv2d *p, const struct rt_dvec_geom_ *g,
 			continue;
 		}
 		int v0, v1;
-		rt_dvec_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);
+		rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 		const float *xe = v1 > v0 ? x + (size_t)(ow * p->sW - p->padL + v0 * p->dW) * g->xpx : x;
 		const float *we = w + v0 * g->wtap;
 		if (nb > 1)
@@ -803,7 +788,7 @@ rt_dvec_cols8_(const struct rt_conv2d *p, const struct rt_dvec_geom_ *g,
 		if (ow >= p->oW)
 			break;
 		int v0, v1;
-		rt_dvec_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);
+		rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 		/* a column with no tap inside the row still gets its bias */
 		const size_t at = v1 > v0 ? ((size_t)(oh0 * p->sH - p->padT) * p->W +
 		                             (size_t)(ow * p->sW - p->padL + v0 * p->dW)) * g->xpx : 0;
@@ -832,7 +817,7 @@ static inline void rt_dvec_rowc_(const struct rt_conv2d *p, const struct rt_dvec
 {
 	for (int ow = 0; ow < p->oW; ow++) {
 		int v0, v1;
-		rt_dvec_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);
+		rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 		const float *xe = v1 > v0 ? x + (size_t)(ow * p->sW - p->padL + v0 * p->dW) * g->xpx : x;
 		const float *we = w + v0 * g->wtap;
 		for (int q = 0; q < nb; q++) {
@@ -945,7 +930,7 @@ static void rt_dvec_items_(void *ctx, int i0, int i1)
 					}
 					for (int oh = b0; oh < b1; oh++) {
 						int u0, u1;
-						rt_dvec_span_(oh, p->sH, p->padT, p->dH, p->kH, p->H, &u0, &u1);
+						rt_tap_range(oh * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 						const int ih = oh * p->sH - p->padT + u0 * p->dH;
 						/* the input row of tap u0, at column 0; columns are
 						 * added as offsets that stay inside the row */
@@ -1087,7 +1072,7 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 	int owl = p->oW, owr = p->oW, oht = p->oH, ohb = p->oH;
 	for (int ow = 0; ow < p->oW; ow++) {
 		int v0, v1;
-		rt_dvec_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);
+		rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 		if (v0 == 0 && v1 == p->kW) {
 			if (owl == p->oW)
 				owl = ow;
@@ -1096,7 +1081,7 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 	}
 	for (int oh = 0; oh < p->oH; oh++) {
 		int u0, u1;
-		rt_dvec_span_(oh, p->sH, p->padT, p->dH, p->kH, p->H, &u0, &u1);
+		rt_tap_range(oh * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 		if (u0 == 0 && u1 == p->kH) {
 			if (oht == p->oH)
 				oht = oh;

@@ -55,21 +55,6 @@ struct rt_stem_job_ {
 	int owl, owr;           /* output columns whose taps v all lie in the row */
 };
 
-/* Valid tap range [t0, t1) of output index o along one axis: taps t with
- * 0 <= o*s - pad + t*d < n. */
-static inline void rt_stem_span_(int o, int s, int pad, int d, int k, int n, int *t0, int *t1)
-{
-	const int i0 = o * s - pad;
-	int a = i0 >= 0 ? 0 : (-i0 + d - 1) / d;
-	int e = n - 1 - i0 < 0 ? 0 : (n - 1 - i0) / d + 1;
-	if (e > k)
-		e = k;
-	if (a > e)
-		a = e;
-	*t0 = a;
-	*t1 = e;
-}
-
 /* Output float of channel m at pixel (oh, ow). */
 static inline size_t rt_stem_yoff_(const struct rt_stem_job_ *j, int m, int oh, int ow)
 {
@@ -206,7 +191,7 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 		const struct rt_conv2d *p = j->p;                                                        \
 		const int nw = RT_STEM_ACC_##SUF / nb, m0 = q0 * VL;                                     \
 		int u0, u1;                                                                              \
-		rt_stem_span_(oh, p->sH, p->padT, p->dH, p->kH, p->H, &u0, &u1);                         \
+		rt_tap_range(oh * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);                        \
 		const int ih = oh * p->sH - p->padT + u0 * p->dH;                                        \
 		const float *xr = j->x + (size_t)(u1 > u0 ? ih : 0) * p->W;                              \
 		const float *wr = j->w + (size_t)u0 * p->kW * j->mp + m0;                                \
@@ -224,7 +209,7 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 				continue;                                                                        \
 			}                                                                                    \
 			int v0, v1;                                                                          \
-			rt_stem_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);                     \
+			rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);                    \
 			rt_stem_tile_##SUF(j, nb, 1, m0, xr + (ow * p->sW - p->padL + v0 * p->dW), u1 - u0,  \
 			                   v1 - v0, wr + (size_t)v0 * j->mp, oh, ow);                        \
 		}                                                                                        \
@@ -300,7 +285,7 @@ RT_FN void rt_conv_stem(const struct rt_conv2d *p, int variant,
 	j.owr = p->oW;
 	for (int ow = 0; ow < p->oW; ow++) {
 		int v0, v1;
-		rt_stem_span_(ow, p->sW, p->padL, p->dW, p->kW, p->W, &v0, &v1);
+		rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);
 		if (v0 == 0 && v1 == p->kW) {
 			if (j.owl == p->oW)
 				j.owl = ow;

@@ -1,25 +1,12 @@
 /* layout_chw8c_to_chw.c - CHW8c -> CHW (transforms.def): each block is an
- * (H*W) x 8 matrix whose first min(8, C - block start) columns are transposed
- * (layout_transpose.c); padding channels are dropped. */
+ * (H*W) x 8 matrix whose first min(8, C - block start) columns are
+ * transposed; padding channels are dropped (layout_blocked.h, with B = 8). */
 #include "runtime/rt_types.h"
-
-/* layout_transpose.c: the transpose, on the threads of rt_parallel */
-RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y,
-                                  size_t ldy);
+#include "runtime/layout_blocked.h"
 
 RT_FN void rt_layout_chw8c_to_chw(int N, int C, int H, int W,
                                   const float *x, /* [N][C/8][H][W][8] */
                                   float *y)       /* out: [N][C][H][W] */
 {
-	const int cb = (C + 7) / 8;
-	const size_t hw = (size_t)H * W;
-	for (int n = 0; n < N; n++) {
-		const float *xn = x + (size_t)n * cb * 8 * hw;
-		float *yn = y + (size_t)n * C * hw;
-		for (int k = 0; k < cb; k++) {
-			const int rows = C - k * 8 < 8 ? C - k * 8 : 8;
-			rt_layout_transpose_mt((int)hw, rows, xn + (size_t)k * hw * 8, 8,
-			                    yn + (size_t)k * 8 * hw, hw);
-		}
-	}
+	rt_blocked_to_chw_(N, C, H, W, x, y, 8);
 }

@@ -1,59 +1,17 @@
 /* layout_chw_to_chw8c.c - CHW -> CHW8c (transforms.def): each block of 8
- * channels is a 8 x (H*W) matrix to transpose (layout_transpose.c); the
- * channels of the last block past C are written as zero (the layout's
- * contract, primitives.h). */
+ * channels is a 8 x (H*W) matrix to transpose; the channels of the last
+ * block past C are written as zero (layout_blocked.h, with B = 8). */
 #include "runtime/rt_types.h"
+#include "runtime/layout_blocked.h"
 
-/* layout_transpose.c: the transpose, on the threads of rt_parallel */
-RT_FN void rt_layout_transpose_mt(int r, int c, const float *x, size_t ldx, float *y,
-                                  size_t ldy);
-
-struct rt_chw_to_chw8c_job_ {
-	int rows;       /* channels in the block, < 8 */
-	size_t hw;      /* pixels */
-	const float *x; /* [rows][hw] */
-	float *y;       /* out: [hw][8] */
-};
-
-/* Pixels [hw*begin/RT_PARALLEL_ITEMS, hw*end/RT_PARALLEL_ITEMS) of a partial
- * block; lanes past rows are written as zero. */
-static void rt_chw_to_chw8c_part_(void *ctx, int begin, int end)
+static RT_BLOCKED_NOINLINE_ void rt_chw_to_chw8c_part_(void *ctx, int begin, int end)
 {
-	const struct rt_chw_to_chw8c_job_ *j = ctx;
-	const size_t p0 = j->hw * (size_t)begin / RT_PARALLEL_ITEMS;
-	const size_t p1 = j->hw * (size_t)end / RT_PARALLEL_ITEMS;
-	for (size_t p = p0; p < p1; p++) {
-		for (int r = 0; r < j->rows; r++)
-			j->y[p * 8 + r] = j->x[r * j->hw + p];
-		for (int r = j->rows; r < 8; r++)
-			j->y[p * 8 + r] = 0.0f;
-	}
+	rt_chw_to_blocked_part_(ctx, begin, end, 8);
 }
 
 RT_FN void rt_layout_chw_to_chw8c(int N, int C, int H, int W,
                                   const float *x, /* [N][C][H][W] */
                                   float *y)       /* out: [N][C/8][H][W][8] */
 {
-	const int cb = (C + 7) / 8;
-	const size_t hw = (size_t)H * W;
-	for (int n = 0; n < N; n++) {
-		const float *xn = x + (size_t)n * C * hw;
-		float *yn = y + (size_t)n * cb * 8 * hw;
-		for (int k = 0; k < cb; k++) {
-			const int rows = C - k * 8 < 8 ? C - k * 8 : 8;
-			float *yk = yn + (size_t)k * hw * 8; /* [H*W][8] */
-			const float *xk = xn + (size_t)k * 8 * hw; /* [rows][H*W] */
-			if (rows == 8) {
-				rt_layout_transpose_mt(8, (int)hw, xk, hw, yk, 8);
-				continue;
-			}
-			/* the last, partial block (a 3-channel image): pixels cut
-			 * into RT_PARALLEL_ITEMS parts */
-			struct rt_chw_to_chw8c_job_ j = {rows, hw, xk, yk};
-			if ((double)RT_PARALLEL_COPY_UNITS * hw * 8 < RT_PARALLEL_MIN_WORK)
-				rt_chw_to_chw8c_part_(&j, 0, RT_PARALLEL_ITEMS);
-			else
-				rt_parallel(rt_chw_to_chw8c_part_, &j, RT_PARALLEL_ITEMS);
-		}
-	}
+	rt_chw_to_blocked_(N, C, H, W, x, y, 8, rt_chw_to_chw8c_part_);
 }

@@ -97,6 +97,23 @@ static inline float rt_act_apply(int act, float alpha, float beta, float v)
 	default: return v;
 	}
 }
+static inline void rt_tap_range(int i0, int d, int n, int k, int *t0, int *t1)
+{
+	/* [*t0, *t1): the t < k with 0 <= i0 + t*d < n (empty, *t0 == *t1,
+	 * when there is none). The taps of a window that stay inside the input
+	 * (i0 = o*stride - pad, d the dilation), or the outputs o < k that one
+	 * tap reads inside it (i0 the tap's offset, d the stride); the direct
+	 * convolutions and the stems clip with it. (Said inside the body, so a
+	 * model that does not call it gets none of its text.) */
+	int a = i0 >= 0 ? 0 : (-i0 + d - 1) / d;
+	int e = n - 1 - i0 < 0 ? 0 : (n - 1 - i0) / d + 1;
+	if (e > k)
+		e = k;
+	if (a > e)
+		a = e;
+	*t0 = a;
+	*t1 = e;
+}
 
 /* Elementwise math functions of unary_math.c, one per ONNX operator
  * (https://onnx.ai/onnx/operators/, the operator of the same name); alpha and

@@ -74,6 +74,7 @@ RT_UNITS = \
 	runtime/conv_depthwise_rows.c \
 	runtime/conv_pointwise.c \
 	runtime/layout_transpose.c \
+	runtime/layout_blocked.h \
 	runtime/layout_chw_to_hwc.c \
 	runtime/layout_hwc_to_chw.c \
 	runtime/layout_chw_to_hcw.c \

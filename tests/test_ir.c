@@ -508,7 +508,7 @@ Test(ops, table_is_consistent)
 			cr_assert(o->kind == OPK_OWN, "%s", o->onnx);
 		if (ir_op_has(i, OPF_NC_ACT))
 			cr_assert(o->kind == OPK_ACT, "%s", o->onnx);
-		if (ir_op_has(i, OPF_NC_ELTWISE))
+		if (ir_op_has(i, OPF_NC_ELTWISE) || ir_op_has(i, OPF_NC_CHAN))
 			cr_assert(ir_op_has(i, OPF_BINOP) && o->canon_arity == 2, "%s", o->onnx);
 		if (ir_op_has(i, OPF_BINOP))
 			cr_assert(o->kind == OPK_ARITH || o->kind == OPK_POW_PRELU || o->kind == OPK_VARIADIC,
