@@ -928,8 +928,26 @@ static void rt_dvec_items_(void *ctx, int i0, int i1)
 					} else { /* the partial block alone, on its real channels */
 						g.nci = c0 < full ? bs : p->C - full * bs;
 					}
+					/* the next chunk's weights of the pair (nx blocks per
+					 * vector), fetched into L2 a share per output row while
+					 * this chunk's sit in L1: a 512-channel layer's weights
+					 * (9.4 MB for a 3x3) come from memory on every call */
+					const int nx = c0 + ncb >= cblocks     ? 0
+					               : cblocks - c0 - ncb < chunk ? cblocks - c0 - ncb
+					                                            : chunk;
+					const size_t wspan = bs ? (size_t)nx * g.wcb : 0;
 					for (int oh = b0; oh < b1; oh++) {
 						int u0, u1;
+						if (wspan) {
+							const size_t f0 = wspan * (size_t)(oh - b0) / (size_t)(b1 - b0);
+							const size_t f1 = wspan * (size_t)(oh - b0 + 1) / (size_t)(b1 - b0);
+							const float *wn = wc + (size_t)ncb * g.wcb;
+							for (size_t f = f0 - f0 % 16; f < f1; f += 16) {
+								__builtin_prefetch(wn + f, 0, 2);
+								if (nb > 1)
+									__builtin_prefetch(wn + g.w1 + f, 0, 2);
+							}
+						}
 						rt_tap_range(oh * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);
 						const int ih = oh * p->sH - p->padT + u0 * p->dH;
 						/* the input row of tap u0, at column 0; columns are
