@@ -40,7 +40,6 @@ struct rt_blocked_job_ {
 	size_t hw;      /* pixels, H*W */
 	const float *x; /* the source, layout per loop */
 	float *y;       /* out: the destination */
-	int B;          /* the block width, for the whole-block loops */
 };
 
 /* Whether the threads take whole blocks of one image: each block is too
@@ -54,10 +53,9 @@ static inline int rt_blocked_by_blocks_(int C, size_t hw, const int B)
 
 /* CHW -> blocked, full blocks [begin, end) of one image, each transposed
  * whole on this thread: x [C][hw], y [C/B][hw][B]. */
-static inline void rt_chw_to_blocked_blocks_(void *ctx, int begin, int end)
+static inline void rt_chw_to_blocked_blocks_(void *ctx, int begin, int end, const int B)
 {
 	const struct rt_blocked_job_ *j = ctx;
-	const int B = j->B;
 	for (int k = begin; k < end; k++)
 		rt_layout_transpose(B, (int)j->hw, j->x + (size_t)k * B * j->hw, j->hw,
 		                    j->y + (size_t)k * j->hw * B, B);
@@ -65,10 +63,9 @@ static inline void rt_chw_to_blocked_blocks_(void *ctx, int begin, int end)
 
 /* Blocked -> CHW, blocks [begin, end) of one image (the last one partial),
  * each transposed whole on this thread: x [C/B][hw][B], y [C][hw]. */
-static inline void rt_blocked_to_chw_blocks_(void *ctx, int begin, int end)
+static inline void rt_blocked_to_chw_blocks_(void *ctx, int begin, int end, const int B)
 {
 	const struct rt_blocked_job_ *j = ctx;
-	const int B = j->B;
 	for (int k = begin; k < end; k++) {
 		const int rows = j->C - k * B < B ? j->C - k * B : B;
 		rt_layout_transpose((int)j->hw, rows, j->x + (size_t)k * j->hw * B, B,
@@ -91,10 +88,10 @@ static inline void rt_chw_to_blocked_part_(void *ctx, int begin, int end, const 
 	}
 }
 
-/* x [N][C][H][W] -> y [N][C/B][H][W][B]; part is the unit's
- * rt_chw_to_blocked_part_ with its B. */
+/* x [N][C][H][W] -> y [N][C/B][H][W][B]; part and blocks are the unit's
+ * rt_chw_to_blocked_part_ and rt_chw_to_blocked_blocks_ with its B. */
 static inline void rt_chw_to_blocked_(int N, int C, int H, int W, const float *x, float *y,
-                                      const int B, rt_range_fn part)
+                                      const int B, rt_range_fn part, rt_range_fn blocks)
 {
 	const int cb = (C + B - 1) / B;
 	const size_t hw = (size_t)H * W;
@@ -103,9 +100,9 @@ static inline void rt_chw_to_blocked_(int N, int C, int H, int W, const float *x
 		float *yn = y + (size_t)n * cb * B * hw;
 		int k0 = 0;
 		if (rt_blocked_by_blocks_(C, hw, B)) {
-			struct rt_blocked_job_ j = {C, hw, xn, yn, B};
+			struct rt_blocked_job_ j = {C, hw, xn, yn};
 			k0 = C / B;
-			rt_parallel(rt_chw_to_blocked_blocks_, &j, k0);
+			rt_parallel(blocks, &j, k0);
 		}
 		for (int k = k0; k < cb; k++) {
 			const int rows = C - k * B < B ? C - k * B : B;
@@ -116,7 +113,7 @@ static inline void rt_chw_to_blocked_(int N, int C, int H, int W, const float *x
 				continue;
 			}
 			/* the last, partial block: pixels cut into RT_PARALLEL_ITEMS parts */
-			struct rt_blocked_job_ j = {rows, hw, xk, yk, B};
+			struct rt_blocked_job_ j = {rows, hw, xk, yk};
 			if ((double)RT_PARALLEL_COPY_UNITS * hw * B < RT_PARALLEL_MIN_WORK)
 				part(&j, 0, RT_PARALLEL_ITEMS);
 			else
@@ -125,9 +122,10 @@ static inline void rt_chw_to_blocked_(int N, int C, int H, int W, const float *x
 	}
 }
 
-/* x [N][C/B][H][W][B] -> y [N][C][H][W]; padding channels are dropped. */
+/* x [N][C/B][H][W][B] -> y [N][C][H][W]; padding channels are dropped;
+ * blocks is the unit's rt_blocked_to_chw_blocks_ with its B. */
 static inline void rt_blocked_to_chw_(int N, int C, int H, int W, const float *x, float *y,
-                                      const int B)
+                                      const int B, rt_range_fn blocks)
 {
 	const int cb = (C + B - 1) / B;
 	const size_t hw = (size_t)H * W;
@@ -135,8 +133,8 @@ static inline void rt_blocked_to_chw_(int N, int C, int H, int W, const float *x
 		const float *xn = x + (size_t)n * cb * B * hw;
 		float *yn = y + (size_t)n * C * hw;
 		if (rt_blocked_by_blocks_(C, hw, B)) {
-			struct rt_blocked_job_ j = {C, hw, xn, yn, B};
-			rt_parallel(rt_blocked_to_chw_blocks_, &j, cb);
+			struct rt_blocked_job_ j = {C, hw, xn, yn};
+			rt_parallel(blocks, &j, cb);
 			continue;
 		}
 		for (int k = 0; k < cb; k++) {
@@ -206,7 +204,7 @@ static inline void rt_blocked_to_hwc_items_(void *ctx, int begin, int end, const
 static inline void rt_blocked_hwc_run_(int N, int C, int H, int W, const float *x, float *y,
                                        rt_range_fn items)
 {
-	struct rt_blocked_job_ j = {C, (size_t)H * W, x, y, 0};
+	struct rt_blocked_job_ j = {C, (size_t)H * W, x, y};
 	if ((double)RT_PARALLEL_COPY_UNITS * N * C * H * W < RT_PARALLEL_MIN_WORK)
 		items(&j, 0, N * RT_PARALLEL_ITEMS);
 	else
