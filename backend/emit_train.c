@@ -137,19 +137,37 @@ const char *train_runtime_text(const char *path)
 	unreachable("runtime file not embedded");
 }
 
-/* Copies a runtime file without its `#include "..."` lines. */
-void train_copy_runtime(FILE *out, const char *path)
+/* Copies a runtime file without its `#include "..."` lines, and without the
+ * `static inline` functions named in drop (a NULL-terminated list, or NULL):
+ * from their first line through the next line starting with '}'. */
+void train_copy_runtime_except(FILE *out, const char *path, const char *const *drop)
 {
 	const char *s = train_runtime_text(path);
 	fprintf(out, "/* ---- %s ---- */\n", path);
+	int skipping = 0;
 	while (*s) {
 		const char *eol = strchr(s, '\n');
 		size_t len = eol ? (size_t)(eol - s) + 1 : strlen(s);
-		if (strncmp(s, "#include \"", 10) != 0)
+		if (!skipping && drop && strncmp(s, "static inline ", 14) == 0)
+			for (const char *const *d = drop; *d; d++) {
+				const char *hit = strstr(s, *d);
+				if (hit && hit < s + len && hit[strlen(*d)] == '(')
+					skipping = 1;
+			}
+		if (skipping) {
+			if (s[0] == '}')
+				skipping = 0;
+		} else if (strncmp(s, "#include \"", 10) != 0) {
 			fwrite(s, 1, len, out);
+		}
 		s += len;
 	}
 	fputc('\n', out);
+}
+
+void train_copy_runtime(FILE *out, const char *path)
+{
+	train_copy_runtime_except(out, path, NULL);
 }
 
 /* Copies the functions of a runtime file whose names are in `names` (a
@@ -492,7 +510,10 @@ static int emit_c_file(FILE *o, const struct train_plan *p, const char *N, const
 	fprintf(o, "#include \"%s.h\"\n\n#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
 	        "#include <string.h>\n\n", base);
 	fprintf(o, "#define RT_FN static\n#define RT_SGEMM_ISA %s\n\n", isa_macros[p->opt->isa]);
-	train_copy_runtime(o, "runtime/rt_types.h");
+	/* the convolutions' window clip is the one rt_types.h helper a
+	 * fully-connected trainer never calls (clang warns on an unused one) */
+	static const char *const unused_inlines[] = {"rt_tap_range", NULL};
+	train_copy_runtime_except(o, "runtime/rt_types.h", unused_inlines);
 	train_copy_runtime(o, "runtime/sgemm.h");
 	if (p->opt->blas_openblas) {
 		train_copy_runtime(o, "runtime/sgemm_cblas.c");

@@ -44,6 +44,7 @@ int train_gemm_dims(const struct node *n, int *M, int *N, int *K, int *ta, int *
 int train_infer_only(const struct node *n);
 const char *train_runtime_text(const char *path);
 void train_copy_runtime(FILE *out, const char *path);
+void train_copy_runtime_except(FILE *out, const char *path, const char *const *drop);
 void train_copy_functions(FILE *out, const char *path, const char *const *names);
 void train_float_literal(char *buf, size_t size, double v);
 char *train_upper(const char *name);

@@ -74,15 +74,21 @@ static void canonicalize_ok(struct graph *g)
 	cr_assert_eq(ir_verify(g, "canonicalize", 1, &d), 0);
 }
 
-static void select_ok(struct graph *g, const char *strategy)
+static void select_opt_ok(struct graph *g, const char *strategy, int no_blocked)
 {
 	struct options opt = {0};
 	opt.strategy = strategy;
 	opt.isa = rt_sgemm_isa_host();
+	opt.no_blocked = no_blocked;
 	struct diag d;
 	diag_init(&d, "m.onnx", stderr);
 	cr_assert_eq(pass_select(g, &opt, &d), 0);
 	cr_assert_eq(ir_verify(g, "select", 1, &d), 0);
+}
+
+static void select_ok(struct graph *g, const char *strategy)
+{
+	select_opt_ok(g, strategy, 0);
 }
 
 static struct node *find(const struct graph *g, const char *name)
@@ -356,25 +362,40 @@ static struct graph *expand_dw(int H, int s, int also_out, struct tensor **e_out
 	return g;
 }
 
+/* The fusion applies where selection puts the 1x1 and the depthwise in HWC.
+ * With the blocked layouts on, the built-in model may rate CHW16c ahead
+ * (it does for AVX-512) and nothing fuses; these tests select without them
+ * (as --target cortex-m and a tight --max-arena do), so the pair is HWC. */
+#define PW_DW_ISA rt_sgemm_isa_host()
+
 Test(pw_dw, expand_then_depthwise_fuse_where_the_expanded_tensor_is_large)
 {
 	if (rt_sgemm_isa_host() == RT_SGEMM_ISA_C)
 		cr_skip_test("no SIMD on this CPU: the HWC rows need not win");
+	int n_fused = 0;
 	for (int s = 1; s <= 2; s++) {
 		struct tensor *e;
 		struct graph *g = expand_dw(56, s, 0, &e); /* e: 96 x 56 x 56 floats, 1.15 MiB */
 		canonicalize_ok(g);
-		select_ok(g, "pbqp");
+		select_opt_ok(g, "pbqp", 1);
 		struct node *pw = find(g, "pw"), *dw = find(g, "dw");
 		cr_assert_str_eq(pw->primitive, "conv_pointwise_hwc");
-		cr_assert_str_eq(dw->primitive, "conv_depthwise_rows_hwc");
+		if (strcmp(dw->primitive, "conv_depthwise_rows_hwc") != 0) {
+			/* a specialised depthwise row (conv_depthwise_3x3s1_hwc on
+			 * AVX2) has no fused form: left alone */
+			cr_assert_not(fuse_has_pw(dw), "stride %d: fused into %s", s, dw->primitive);
+			cr_assert_null(pw->fused_into);
+			ir_graph_free(g);
+			continue;
+		}
+		n_fused++;
 		cr_assert(fuse_has_pw(dw), "stride %d: not fused", s);
 		cr_assert_eq(pw->fused_into, dw);
 		cr_assert_eq(dw->inputs[0]->producer, pw); /* shapes still read off e */
 		cr_assert_eq(dw->inputs[FUSE_PW_INPUT], pw->inputs[0]);
 		cr_assert_eq(dw->inputs[FUSE_PW_INPUT + 1], pw->inputs[1]);
 		struct rt_conv2d pd;
-		cr_assert_eq(pass_conv_params(dw, rt_sgemm_isa_host(), &pd), 0);
+		cr_assert_eq(pass_conv_params(dw, PW_DW_ISA, &pd), 0);
 		cr_assert_geq(dw->ws_bytes, prep_pw_dw_ws(&pd) * sizeof(float));
 		/* the 1x1's input lives until the fused layer has run */
 		struct options opt = {0};
@@ -387,6 +408,7 @@ Test(pw_dw, expand_then_depthwise_fuse_where_the_expanded_tensor_is_large)
 			          y->offset + ir_nbytes(y) <= xin->offset);
 		ir_graph_free(g);
 	}
+	cr_assert_gt(n_fused, 0, "neither stride fused: the fusion is dead code under the built-in model");
 }
 
 Test(pw_dw, refused_where_the_expanded_tensor_is_small_or_read_elsewhere)
@@ -394,13 +416,13 @@ Test(pw_dw, refused_where_the_expanded_tensor_is_small_or_read_elsewhere)
 	struct tensor *e;
 	struct graph *g = expand_dw(28, 1, 0, &e); /* 96 x 28 x 28: 294 KiB, stays in L2 */
 	canonicalize_ok(g);
-	select_ok(g, "pbqp");
+	select_opt_ok(g, "pbqp", 1);
 	cr_assert_not(fuse_has_pw(find(g, "dw")));
 	cr_assert_null(find(g, "pw")->fused_into);
 	ir_graph_free(g);
 	g = expand_dw(56, 1, 1, &e); /* e is also a graph output */
 	canonicalize_ok(g);
-	select_ok(g, "pbqp");
+	select_opt_ok(g, "pbqp", 1);
 	cr_assert_not(fuse_has_pw(find(g, "dw")));
 	cr_assert_null(find(g, "pw")->fused_into);
 	ir_graph_free(g);
