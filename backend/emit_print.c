@@ -852,6 +852,17 @@ static enum op print_key(enum op op)
 	}
 }
 
+/* The geometry lines of a `struct rt_conv2d` initialiser. */
+static void print_conv_geometry(struct emitter *e, const struct rt_conv2d *c)
+{
+	emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, /* x [N, C, H, W] */", c->N, c->C, c->H,
+	          c->W);
+	emit_line(e, ".M = %d, .oH = %d, .oW = %d, /* y [N, M, oH, oW] */", c->M, c->oH, c->oW);
+	emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
+	          c->sH, c->sW, c->dH, c->dW);
+	emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
+}
+
 /* `static const struct rt_conv2d NAME = {...};` for a fused layer's two halves. */
 static void print_conv_struct(struct emitter *e, const char *name, const struct rt_conv2d *c)
 {
@@ -859,12 +870,7 @@ static void print_conv_struct(struct emitter *e, const char *name, const struct 
 	float_lit(a, sizeof a, c->alpha);
 	float_lit(b, sizeof b, c->beta);
 	emit_open(e, "static const struct rt_conv2d %s =", name);
-	emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, /* x [N, C, H, W] */", c->N, c->C, c->H,
-	          c->W);
-	emit_line(e, ".M = %d, .oH = %d, .oW = %d, /* y [N, M, oH, oW] */", c->M, c->oH, c->oW);
-	emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
-	          c->sH, c->sW, c->dH, c->dW);
-	emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
+	print_conv_geometry(e, c);
 	emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", emit_act_names[c->act], a, b);
 	emit_line(e, ".isa = %s,", emit_rt_isa_names[c->isa]);
 	emit_close(e, ";");
@@ -919,12 +925,7 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		float_lit(f[0], sizeof f[0], c->alpha);
 		float_lit(f[1], sizeof f[1], c->beta);
 		emit_open(e, "static const struct rt_conv2d p =");
-		emit_line(e, ".N = %d, .C = %d, .H = %d, .W = %d, /* x [N, C, H, W] */", c->N, c->C, c->H,
-		          c->W);
-		emit_line(e, ".M = %d, .oH = %d, .oW = %d, /* y [N, M, oH, oW] */", c->M, c->oH, c->oW);
-		emit_line(e, ".kH = %d, .kW = %d, .sH = %d, .sW = %d, .dH = %d, .dW = %d,", c->kH, c->kW,
-		          c->sH, c->sW, c->dH, c->dW);
-		emit_line(e, ".padT = %d, .padL = %d, .group = %d,", c->padT, c->padL, c->group);
+		print_conv_geometry(e, c);
 		int fused = l->prim && emit_has_arg(l, "r") && rt_prim_fuses_residual(l->prim);
 		int res = emit_has_arg(l, "r") && !fused;
 		if (res) /* the activation follows the residual add */
