@@ -2,6 +2,8 @@
 #ifndef DNNCC_DRIVER_H
 #define DNNCC_DRIVER_H
 
+#include <stdint.h>
+
 #include "passes/passes.h"
 
 /* ---- main.c -----------------------------------------------------------------
@@ -24,6 +26,7 @@ struct profile_options {
 	const char *emit_harness; /* --emit-harness DIR: write the harness, do not run it */
 	int no_cache;             /* --no-cache: measure everything (and refresh the cache) */
 	int runs;                 /* --runs N: most timed runs per case; 0: the default */
+	uint64_t llc_bytes;       /* --llc MiB: the target's last-level cache; 0: this machine's */
 };
 
 /* `dnncc profile MODEL -o costs.tsv` and `--emit-harness DIR`: 0 on success,

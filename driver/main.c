@@ -61,6 +61,10 @@
 	"  --no-cache             measure everything again, refresh the cache (also --profile)\n" \
 	"  --runs N               at most N timed runs per measurement, default 15 (also\n" \
 	"                         --profile)\n"                                         \
+	"  --llc MiB              the target's last-level cache: a model whose weights\n" \
+	"                         and activations pass it is timed with its weights\n" \
+	"                         from memory (default: this machine's; 16 with\n"     \
+	"                         --emit-harness; also --profile)\n"                    \
 	"  --help, --version\n"
 
 /* --max-weights and --max-arena at most 1 TiB: sizes stay far from
@@ -497,6 +501,16 @@ int main(int argc, char **argv)
 			costs_path = argv[++i];
 		} else if (strcmp(a, "--emit-harness") == 0) {
 			prof.emit_harness = argv[++i];
+		} else if (strcmp(a, "--llc") == 0) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(argv[++i], &end, 10);
+			if (end == val || *end || errno || v == 0 || v > DNNCC_MAX_MIB) {
+				fprintf(stderr, "dnncc: --llc %s: expected a cache size in MiB from 1 to %d\n",
+				        val, DNNCC_MAX_MIB);
+				return 2;
+			}
+			prof.llc_bytes = (uint64_t)v << 20;
 		} else if (strcmp(a, "--threads") == 0 || strcmp(a, "--runs") == 0) {
 			char *end;
 			errno = 0;
@@ -572,9 +586,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dnncc: --emit-harness is an option of dnncc profile\n");
 		return 2;
 	}
-	if (!profile_first && (prof.runs || prof.no_cache)) {
+	if (!profile_first && (prof.runs || prof.no_cache || prof.llc_bytes)) {
 		fprintf(stderr, "dnncc: %s measures costs: use it with --profile or dnncc profile\n",
-		        prof.runs ? "--runs" : "--no-cache");
+		        prof.runs ? "--runs" : prof.no_cache ? "--no-cache" : "--llc");
 		return 2;
 	}
 	if (costs_path && profile_first) {

@@ -16,7 +16,7 @@
  * 2. Cache. Cases already in this machine's cache file are not measured
  *    again. The cache is a cost table per (CPU model, target ISA, compiler,
  *    flags, dnncc version, BLAS, whether the harness evicts the weights:
- *    PROFILE_EVICT_WEIGHTS_BYTES), in $DNNCC_CACHE_DIR, else
+ *    a model larger than the last-level cache, PROFILE_EVICT_WEIGHTS_BYTES), in $DNNCC_CACHE_DIR, else
  *    $XDG_CACHE_HOME/dnncc, else ~/.cache/dnncc, named costs-HASH.tsv.
  * 3. Harness. The missing cases become one self-contained C99 program: the
  *    runtime units they call, copied by the emitter exactly as generated
@@ -55,14 +55,17 @@
 
 #define DEFAULT_RUNS 15
 #define HARNESS_CFLAGS "-std=c99 -O2"
-/* A model whose call touches more bytes than this (weights, plus twice the
- * largest activation for the arena) streams its weights from memory on every
- * call: no last-level cache a core gets holds them from one call to the
- * next (on the project's Xeon reads of 32 MB and more ran at DRAM speed,
- * 10 GB/s, against 27 GB/s up to 16 MB), so its cases are timed with the
- * harness's --evict-weights. Below it the weights stay in cache (SqueezeNet
- * 1.1: 5 + 6 MB, its layers ran 1.03x their table times on a quiet
- * machine; MobileNetV2: 14 + 10 MB, 1.22x). */
+/* A model whose call touches more bytes than the target's last-level cache
+ * (weights, plus twice the largest activation for the arena) streams its
+ * weights from memory on every call: the cache does not hold them from one
+ * call to the next, so its cases are timed with the harness's
+ * --evict-weights. Below it the weights stay in cache and are timed so.
+ * The size is --llc MiB, else, for a profile run here, this machine's
+ * largest cache (profile_llc_bytes), else PROFILE_EVICT_WEIGHTS_BYTES.
+ * A fixed 16 MiB mis-timed MobileNetV2 (14 + 10 MB) on a Xeon whose L3
+ * holds it: evicted, its layers were predicted 1.25x their in-network
+ * times. On an older Xeon reads of 32 MB and more ran at DRAM speed,
+ * 10 GB/s, against 27 GB/s up to 16 MB. */
 #define PROFILE_EVICT_WEIGHTS_BYTES (16u << 20)
 
 static const char *const isa_names[] = {
@@ -109,7 +112,9 @@ struct profile {
 	char compiler[256];
 	char isa[128];
 	uint64_t weight_bytes; /* the model's constant tensors, as canonicalize leaves them */
-	int evict_weights;     /* a call touches over PROFILE_EVICT_WEIGHTS_BYTES */
+	int evict_weights;     /* a call touches more than llc_bytes */
+	uint64_t llc_bytes;    /* the target's last-level cache (see PROFILE_EVICT_WEIGHTS_BYTES) */
+	const char *llc_from;  /* where llc_bytes came from, for the table's header */
 };
 
 static void add_case(struct profile *pr, const struct pcase *c)
@@ -322,7 +327,12 @@ static int find_cases(struct profile *pr)
 		else if (ir_nbytes(t) > largest)
 			largest = ir_nbytes(t);
 	}
-	pr->evict_weights = pr->weight_bytes + 2 * largest > PROFILE_EVICT_WEIGHTS_BYTES;
+	uint64_t touched = pr->weight_bytes + 2 * largest;
+	pr->evict_weights = touched > pr->llc_bytes;
+	fprintf(stderr, "dnncc profile: a call touches %.1f MiB (weights and twice the largest "
+	        "activation), the last-level cache is %.1f MiB (%s): weights timed %s\n",
+	        touched / 1048576.0, pr->llc_bytes / 1048576.0, pr->llc_from,
+	        pr->evict_weights ? "from memory" : "in cache");
 	for (int i = 0; i < g->n_nodes; i++) {
 		struct node *nd = g->nodes[i];
 		if (nd->dead)
@@ -369,6 +379,46 @@ static void cpu_model(char *buf, size_t size)
 			return;
 		}
 	snprintf(buf, size, "unknown CPU");
+}
+
+/* This machine's largest data or unified cache in bytes, from Linux's sysfs
+ * (cpu0's cache/indexN/{level,type,size}), else 0. What one core can use of a
+ * shared cache is less when other programs run; a profile is taken on a
+ * quiet machine, as the generated code's users run it. */
+static uint64_t host_llc_bytes(void)
+{
+	uint64_t best = 0;
+	int best_level = 0;
+	for (int i = 0; i < 16; i++) {
+		char path[128], buf[64];
+		int level = 0;
+		unsigned long long v = 0;
+		char unit = 0;
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			break;
+		int ok = fgets(buf, sizeof buf, f) != NULL && strncmp(buf, "Instruction", 11) != 0;
+		fclose(f);
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		f = fopen(path, "r");
+		ok = ok && f && fscanf(f, "%d", &level) == 1;
+		if (f)
+			fclose(f);
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		f = fopen(path, "r");
+		ok = ok && f && fscanf(f, "%llu%c", &v, &unit) >= 1;
+		if (f)
+			fclose(f);
+		if (!ok)
+			continue;
+		uint64_t bytes = v << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
+		if (level > best_level || (level == best_level && bytes > best)) {
+			best_level = level;
+			best = bytes;
+		}
+	}
+	return best;
 }
 
 static const char *cc_command(void)
@@ -720,7 +770,7 @@ static char *cache_path(struct profile *pr, const char *dir)
 	char id[2048];
 	/* "cpu clock": rows timed on the wall clock by older harnesses are not
 	 * reused; "net cache": nor rows timed hot (harness_main.c); a model
-	 * whose weights are evicted (PROFILE_EVICT_WEIGHTS_BYTES) has its own
+	 * whose weights are evicted (above the last-level cache) has its own
 	 * file, and older files, with the weights, or the workspace and output,
 	 * left in the L3, are not reused */
 	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache\n%s", pr->machine,
@@ -738,12 +788,24 @@ static char *cache_path(struct profile *pr, const char *dir)
 
 /* ---- the whole ----------------------------------------------------------------- */
 
-static int profile_init(struct profile *pr, const struct options *opt, struct diag *d)
+static int profile_init(struct profile *pr, const struct options *opt,
+                        const struct profile_options *po, struct diag *d)
 {
 	memset(pr, 0, sizeof *pr);
 	pr->opt = opt;
 	pr->d = d;
 	cpu_model(pr->machine, sizeof pr->machine);
+	pr->llc_bytes = po->llc_bytes;
+	pr->llc_from = "--llc";
+	if (!pr->llc_bytes && !po->emit_harness) {
+		pr->llc_bytes = host_llc_bytes();
+		pr->llc_from = "this machine's largest cache";
+	}
+	if (!pr->llc_bytes) {
+		pr->llc_bytes = PROFILE_EVICT_WEIGHTS_BYTES;
+		pr->llc_from = po->emit_harness ? "the default for --emit-harness; --llc sets it"
+		                                : "the default: this machine's cache size is unknown";
+	}
 	snprintf(pr->isa, sizeof pr->isa, "%s (%s)%s", opt->target, isa_names[opt->isa],
 	         opt->blas_openblas ? " with --blas openblas" : "");
 	return find_cases(pr);
@@ -864,7 +926,7 @@ struct cost_table *profile_costs(const struct options *opt, const struct profile
 	struct profile pr;
 	struct cost_table *t = NULL;
 	char *cache_file = NULL;
-	if (profile_init(&pr, opt, d) == 0)
+	if (profile_init(&pr, opt, po, d) == 0)
 		t = profile_run(&pr, po, &cache_file);
 	if (t) {
 		char label[4200];
@@ -960,7 +1022,7 @@ int profile_command(const struct options *opt, const struct profile_options *po)
 		if (!ok)
 			return 1;
 	}
-	if (profile_init(&pr, opt, &d) == 0) {
+	if (profile_init(&pr, opt, po, &d) == 0) {
 		if (po->emit_harness) {
 			rc = emit_harness_dir(&pr, po->emit_harness) != 0;
 		} else {
