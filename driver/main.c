@@ -61,10 +61,10 @@
 	"  --no-cache             measure everything again, refresh the cache (also --profile)\n" \
 	"  --runs N               at most N timed runs per measurement, default 15 (also\n" \
 	"                         --profile)\n"                                         \
-	"  --llc MiB              the target's last-level cache: a model whose weights\n" \
-	"                         and activations pass it is timed with its weights\n" \
-	"                         from memory (default: this machine's; 16 with\n"     \
-	"                         --emit-harness; also --profile)\n"                    \
+	"  --llc MiB              the target's last-level cache (512K: KiB): a model\n" \
+	"                         whose weights and activations pass it is timed with\n" \
+	"                         its weights from memory (default: this machine's;\n" \
+	"                         16 with --emit-harness; also --profile)\n"          \
 	"  --help, --version\n"
 
 /* --max-weights and --max-arena at most 1 TiB: sizes stay far from
@@ -505,12 +505,14 @@ int main(int argc, char **argv)
 			char *end;
 			errno = 0;
 			unsigned long long v = strtoull(argv[++i], &end, 10);
-			if (end == val || *end || errno || v == 0 || v > DNNCC_MAX_MIB) {
-				fprintf(stderr, "dnncc: --llc %s: expected a cache size in MiB from 1 to %d\n",
-				        val, DNNCC_MAX_MIB);
+			int kib = *end == 'K' && end != val; /* "512K": KiB (small boards) */
+			if (end == val || end[kib] || errno || v == 0 || v > (DNNCC_MAX_MIB << 10)
+			    || (!kib && v > DNNCC_MAX_MIB)) {
+				fprintf(stderr, "dnncc: --llc %s: expected a cache size in MiB from 1 to %d "
+				        "(or in KiB with a K after it)\n", val, DNNCC_MAX_MIB);
 				return 2;
 			}
-			prof.llc_bytes = (uint64_t)v << 20;
+			prof.llc_bytes = (uint64_t)v << (kib ? 10 : 20);
 		} else if (strcmp(a, "--threads") == 0 || strcmp(a, "--runs") == 0) {
 			char *end;
 			errno = 0;

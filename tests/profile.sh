@@ -18,7 +18,11 @@
 #      cc -std=c99 -Wall -Wextra -pedantic -Werror and whose output --costs
 #      accepts;
 #   8. --no-cache measures everything again;
-#   9. a Caffe model's --batch reaches the scenario keys.
+#   9. a Caffe model's --batch reaches the scenario keys;
+#  10. --llc decides whether the harness evicts the weights: a cache smaller
+#      than what one call touches makes it time them from memory, a native
+#      profile reads this machine's cache, and --llc is refused in a plain
+#      compile.
 # Environment (make check sets them): DNNCC, CC, DNNCC_SRCDIR.
 set -u
 DNNCC=${DNNCC:-./dnncc}
@@ -234,5 +238,22 @@ if "$DNNCC" profile "$out/tiny.prototxt" --random-weights 1 --batch 2 \
 else
 	failed "Caffe profile"
 	cat "$out/tiny.err"
+fi
+# 10. --llc: the eviction follows the target's cache, not a fixed size
+"$DNNCC" profile "$model" --llc 64K --emit-harness "$out/llc_small" 2>"$out/llc1.err"
+"$DNNCC" profile "$model" --llc 64 --emit-harness "$out/llc_big" 2>"$out/llc2.err"
+if grep -q 'cache is 0.1 MiB (--llc): weights timed from memory' "$out/llc1.err" &&
+	grep -q 'harness --evict-weights' "$out/llc_small/Makefile" &&
+	grep -q 'cache is 64.0 MiB (--llc): weights timed in cache' "$out/llc2.err" &&
+	! grep -q 'evict' "$out/llc_big/Makefile" &&
+	grep -q 'weights timed in cache' "$out/p1.err" &&
+	! "$DNNCC" "$model" -o "$out/llc.c" --llc 8 2>"$out/llc3.err" &&
+	grep -q -- '--llc measures costs' "$out/llc3.err" && [ ! -e "$out/llc.c" ] &&
+	! "$DNNCC" profile "$model" --llc 0 -o "$out/llc.tsv" 2>"$out/llc4.err" &&
+	grep -q 'expected a cache size' "$out/llc4.err"; then
+	pass "--llc decides whether weights are timed from memory"
+else
+	failed "--llc"
+	cat "$out/llc1.err" "$out/llc2.err" "$out/llc3.err" "$out/llc4.err"
 fi
 exit $fail
