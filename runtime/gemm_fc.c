@@ -45,52 +45,87 @@
 #define RT_FC_INLINE_
 #endif
 
+/* Row i of a tile, one k: four FMAs into the named sums c0..c3 of that row
+ * (helpers of RT_FC_TILE_; a row past MB is dead code the compiler drops). */
+#define RT_FC_ROW_FMA_(V, SET1, FMA, MB, i, c0, c1, c2, c3)                   \
+	if (MB > i) {                                                          \
+		const V s = SET1(a[(size_t)i * rsa + (size_t)k * csa]);       \
+		c0 = FMA(s, w0, c0);                                           \
+		c1 = FMA(s, w1, c1);                                           \
+		c2 = FMA(s, w2, c2);                                           \
+		c3 = FMA(s, w3, c3);                                           \
+	}
+#define RT_FC_ROW_STORE_(STORE, VL, MB, i, c0, c1, c2, c3)                     \
+	if (MB > i) {                                                          \
+		STORE(out + (size_t)i * (4 * VL), c0);                         \
+		STORE(out + (size_t)i * (4 * VL) + VL, c1);                    \
+		STORE(out + (size_t)i * (4 * VL) + 2 * VL, c2);                \
+		STORE(out + (size_t)i * (4 * VL) + 3 * VL, c3);                \
+	}
+#define RT_FC_EPI_(V, MUL, ADD, RELU, STORE, q, c, bc)                          \
+	{                                                                      \
+		V r = MUL(va, c);                                              \
+		if (cv)                                                        \
+			r = ADD(r, bc);                                        \
+		if (relu)                                                      \
+			r = RELU(r);                                           \
+		STORE(q, r);                                                   \
+	}
+#define RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, i, c0, c1, c2, c3)    \
+	if (MB > i) {                                                          \
+		float *yi = yd + (size_t)i * ldy;                              \
+		RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi, c0, b0)               \
+		RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi + VL, c1, b1)          \
+		RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi + 2 * VL, c2, b2)      \
+		RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi + 3 * VL, c3, b3)      \
+	}
+
 /* One MB x NB tile: out[i][j] = sum over k < K of A(i, k) * w[k][j], with
  * A(i, k) = a[i*rsa + k*csa]; w is one packed panel, [K][4*VL]. With yd set
  * the epilogue runs on the registers instead (rt_gemm_fc_vec_epilogue_ said
  * it may): yd[i*ldy + j] = act(alpha * sum + beta * cv[j]), act none or ReLU,
  * cv a row of C (NULL: none); the same two roundings as the scalar epilogue,
- * so both give the same bits. */
+ * so both give the same bits. The MB x 4 sums are named variables, not an
+ * array: gcc -O2 does not unroll a loop over an array of vectors, and kept
+ * them in memory, a load and a store around every FMA (the autoencoder's
+ * 128 x 128 layers ran at a third of the FMA peak). (A software prefetch
+ * of the panel 1-4 KiB ahead changed neither the autoencoder nor AlexNet's
+ * classifier on the Zen 4, so there is none.) */
 #define RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB) \
 	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tile_##SUF##_##MB(                     \
 	        int K, const float *a, size_t rsa, size_t csa, const float *w,    \
 	        float *out, float *yd, size_t ldy, const float *cv, float alpha,   \
 	        float beta, int relu)                                              \
 	{                                                                          \
-		V acc[MB][4];                                                      \
-		for (int i = 0; i < MB; i++)                                       \
-			for (int v = 0; v < 4; v++)                                \
-				acc[i][v] = ZERO;                                  \
+		V c00 = ZERO, c01 = ZERO, c02 = ZERO, c03 = ZERO;                  \
+		V c10 = ZERO, c11 = ZERO, c12 = ZERO, c13 = ZERO;                  \
+		V c20 = ZERO, c21 = ZERO, c22 = ZERO, c23 = ZERO;                  \
+		V c30 = ZERO, c31 = ZERO, c32 = ZERO, c33 = ZERO;                  \
 		for (int k = 0; k < K; k++) {                                      \
 			const float *wk = w + (size_t)k * (4 * VL);                \
 			const V w0 = LOAD(wk), w1 = LOAD(wk + VL);                 \
 			const V w2 = LOAD(wk + 2 * VL), w3 = LOAD(wk + 3 * VL);    \
-			for (int i = 0; i < MB; i++) {                             \
-				const V s = SET1(a[(size_t)i * rsa + (size_t)k * csa]); \
-				acc[i][0] = FMA(s, w0, acc[i][0]);                 \
-				acc[i][1] = FMA(s, w1, acc[i][1]);                 \
-				acc[i][2] = FMA(s, w2, acc[i][2]);                 \
-				acc[i][3] = FMA(s, w3, acc[i][3]);                 \
-			}                                                          \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, 0, c00, c01, c02, c03)    \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, 1, c10, c11, c12, c13)    \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, 2, c20, c21, c22, c23)    \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, 3, c30, c31, c32, c33)    \
 		}                                                                  \
 		if (!yd) {                                                         \
-			for (int i = 0; i < MB; i++)                               \
-				for (int v = 0; v < 4; v++)                        \
-					STORE(out + (size_t)i * (4 * VL) + (size_t)v * VL, acc[i][v]); \
+			RT_FC_ROW_STORE_(STORE, VL, MB, 0, c00, c01, c02, c03)     \
+			RT_FC_ROW_STORE_(STORE, VL, MB, 1, c10, c11, c12, c13)     \
+			RT_FC_ROW_STORE_(STORE, VL, MB, 2, c20, c21, c22, c23)     \
+			RT_FC_ROW_STORE_(STORE, VL, MB, 3, c30, c31, c32, c33)     \
 			return;                                                    \
 		}                                                                  \
 		const V va = SET1(alpha), vb = SET1(beta);                         \
-		for (int v = 0; v < 4; v++) {                                      \
-			const V bc = cv ? MUL(vb, LOAD(cv + v * VL)) : ZERO;       \
-			for (int i = 0; i < MB; i++) {                             \
-				V r = MUL(va, acc[i][v]);                          \
-				if (cv)                                            \
-					r = ADD(r, bc);                            \
-				if (relu)                                          \
-					r = RELU(r);                               \
-				STORE(yd + (size_t)i * ldy + (size_t)v * VL, r);   \
-			}                                                          \
-		}                                                                  \
+		const V b0 = cv ? MUL(vb, LOAD(cv)) : ZERO;                        \
+		const V b1 = cv ? MUL(vb, LOAD(cv + VL)) : ZERO;                   \
+		const V b2 = cv ? MUL(vb, LOAD(cv + 2 * VL)) : ZERO;               \
+		const V b3 = cv ? MUL(vb, LOAD(cv + 3 * VL)) : ZERO;               \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, 0, c00, c01, c02, c03) \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, 1, c10, c11, c12, c13) \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, 2, c20, c21, c22, c23) \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, 3, c30, c31, c32, c33) \
 	}
 
 /* Panels [p0, p1) of the layer for one ISA: panels outermost, then groups
