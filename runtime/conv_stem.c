@@ -101,22 +101,25 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 #define RT_STEM_NB_c 4
 
 /* Which of the tile widths a (the most accumulators allow), (2a + 2) / 3 and
- * (a + 2) / 3 covers n inner columns best: 0, 1 or 2. A row's n columns take
+ * (a + 2) / 3 covers n inner columns best: 0, 1 or 2, or 3 for none (every
+ * column by itself, as the border columns go). A row's n columns take
  * ceil(n / w) tiles of w pixels (the last shifted left, recomputing), and a
  * tile costs its w pixels plus about one pixel's worth of weight loads and
- * set-up per tap row; a w above n cannot be used. ResNet-8's 3x3 stem (30
+ * set-up per tap row; a w above n cannot be used; by pixels costs 2n, and
+ * wins ties (DS-CNN's 10x4 stem: 3 inner columns of 5, 64 channels, was
+ * slower in 2 tiles of 2). ResNet-8's 3x3 stem (30
  * inner columns, a = 24) takes 2 tiles of 16, not 2 of 24 (48 pixels for 30);
  * on Zen 4 (one 512-bit FMA a cycle, latency 4) 8 accumulators already keep
  * the FMA pipes busy, so narrower tiles lose little. */
 static inline int rt_stem_pick_nw_(int n, int a)
 {
-	int best = 0, best_cost = -1;
+	int best = 3, best_cost = 2 * n;
 	for (int c = 0; c < 3; c++) {
 		const int w = c == 0 ? a : c == 1 ? (2 * a + 2) / 3 : (a + 2) / 3;
 		if (w > n)
 			continue;
 		const int cost = (n + w - 1) / w * (w + 1);
-		if (best_cost < 0 || cost < best_cost) {
+		if (cost < best_cost) {
 			best = c;
 			best_cost = cost;
 		}
@@ -275,19 +278,22 @@ static inline int rt_stem_pick_nw_(int n, int a)
 				const int nb = nvec - q < NB ? nvec - q : NB;                                    \
 				/* tile width: A / nb, two thirds or a third of it (rt_stem_pick_nw_) */          \
 				const int c = rt_stem_pick_nw_(j->owr - j->owl, A / nb);                         \
-				switch (nb * 4 + c) {                                                            \
-				case 4: rt_stem_row_##SUF##_1a(j, oh, q); break;                                 \
-				case 5: rt_stem_row_##SUF##_1b(j, oh, q); break;                                 \
-				case 6: rt_stem_row_##SUF##_1c(j, oh, q); break;                                 \
-				case 8: rt_stem_row_##SUF##_2a(j, oh, q); break;                                 \
-				case 9: rt_stem_row_##SUF##_2b(j, oh, q); break;                                 \
-				case 10: rt_stem_row_##SUF##_2c(j, oh, q); break;                                \
-				case 12: rt_stem_row_##SUF##_3a(j, oh, q); break;                                \
-				case 13: rt_stem_row_##SUF##_3b(j, oh, q); break;                                \
-				case 14: rt_stem_row_##SUF##_3c(j, oh, q); break;                                \
-				case 16: rt_stem_row_##SUF##_4a(j, oh, q); break;                                \
-				case 17: rt_stem_row_##SUF##_4b(j, oh, q); break;                                \
-				default: rt_stem_row_##SUF##_4c(j, oh, q); break;                                \
+				struct rt_stem_job_ jp = *j; /* c == 3: no inner columns, all by pixels */       \
+				jp.owl = jp.owr = j->p->oW;                                                      \
+				const struct rt_stem_job_ *jr = c == 3 ? &jp : j;                                \
+				switch (nb * 4 + c % 3) {                                                        \
+				case 4: rt_stem_row_##SUF##_1a(jr, oh, q); break;                                 \
+				case 5: rt_stem_row_##SUF##_1b(jr, oh, q); break;                                 \
+				case 6: rt_stem_row_##SUF##_1c(jr, oh, q); break;                                 \
+				case 8: rt_stem_row_##SUF##_2a(jr, oh, q); break;                                 \
+				case 9: rt_stem_row_##SUF##_2b(jr, oh, q); break;                                 \
+				case 10: rt_stem_row_##SUF##_2c(jr, oh, q); break;                                \
+				case 12: rt_stem_row_##SUF##_3a(jr, oh, q); break;                                \
+				case 13: rt_stem_row_##SUF##_3b(jr, oh, q); break;                                \
+				case 14: rt_stem_row_##SUF##_3c(jr, oh, q); break;                                \
+				case 16: rt_stem_row_##SUF##_4a(jr, oh, q); break;                                \
+				case 17: rt_stem_row_##SUF##_4b(jr, oh, q); break;                                \
+				default: rt_stem_row_##SUF##_4c(jr, oh, q); break;                                \
 				}                                                                                \
 			}                                                                                    \
 	}
