@@ -6,10 +6,22 @@
  *
  *   bench/fc [REPS]   (default 15; median of REPS, thread CPU time and wall)
  *
+ * Then what two cores reach together, for a bandwidth-bound layer's 2-thread
+ * speedup: two threads pinned to CPUs 0 and 1 each stream their own half of
+ * the first layer's packed weights (rt_gemm_fc on four panels, 9.4 MB, a
+ * pass) or of the bandwidth buffer (8 MiB a pass), and one thread alone
+ * does the same. On a loaded machine a pass counts only when it ran
+ * undisturbed (wall within 2% of its thread CPU time) and, at 2 threads,
+ * when undisturbed passes of the other thread cover it; printed: the
+ * median rate of such passes per thread and their sum, against one core.
+ *
  * Bandwidth: a 512 MiB buffer summed with four independent vector
  * accumulators (AVX-512 where the CPU has it, else plain C, which the
  * compiler may vectorise), best of REPS passes. Weights total 235 MB, far
  * beyond the caches, so every FC run streams them from memory. */
+#define _GNU_SOURCE /* pthread_setaffinity_np */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +73,114 @@ static float sum_c(const float *p, size_t n)
 	return t;
 }
 
+static float sum_any(const float *p, size_t n)
+{
+#if RT_SGEMM_HAVE_AVX512
+	if (rt_sgemm_isa_supported(RT_SGEMM_ISA_AVX512))
+		return sum_avx512(p, n);
+#endif
+	return sum_c(p, n);
+}
+
+/* Two cores streaming at once (see the top). */
+#define FC_PASSES 600
+struct fc_pass {
+	double w0, w1, cpu; /* wall start and end, thread CPU time (s) */
+};
+struct fc_stream {
+	int cpu;                    /* CPU to pin to; -1: stay */
+	int isa, fc;                /* fc: rt_gemm_fc passes, else sums */
+	const struct rt_gemm *p;    /* the layer (fc) */
+	const float *a, *bp, *c;    /* its input, packed weights, bias */
+	float *y;                   /* [N] out */
+	int p0, np;                 /* this thread's panels [p0, p0 + np) */
+	const float *buf;           /* sums: this thread's part, parts x 8 MiB */
+	int parts;
+	float sink;
+	int passes;
+	struct fc_pass rec[FC_PASSES];
+};
+
+static void *fc_stream_run(void *arg)
+{
+	struct fc_stream *s = arg;
+	const int nb = RT_FC_NB(s->isa), step = 4; /* panels a pass */
+	const size_t part = (size_t)2 << 20;       /* floats a sum pass */
+	if (s->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(s->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
+	for (int i = 0; i < s->passes; i++) {
+		double c0 = now(CLOCK_THREAD_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
+		if (s->fc) {
+			const int q = s->p0 + (i * step) % s->np; /* first panel */
+			struct rt_gemm g = *s->p;
+			g.N = step * nb;
+			rt_gemm_fc(&g, s->isa, s->a, s->bp + (size_t)q * nb * g.K, s->c + (size_t)q * nb,
+			           s->y + (size_t)q * nb);
+		} else {
+			s->sink += sum_any(s->buf + (size_t)(i % s->parts) * part, part);
+		}
+		double w1 = now(CLOCK_MONOTONIC);
+		s->rec[i] = (struct fc_pass){w0, w1, now(CLOCK_THREAD_CPUTIME_ID) - c0};
+	}
+	return NULL;
+}
+
+static int fc_clean(const struct fc_pass *r)
+{
+	return r->w1 - r->w0 < 1.02 * r->cpu;
+}
+
+/* Median rate (GB/s) of thread t's clean passes, at 2 threads those that
+ * clean passes of the other thread cover; *count: how many. */
+static double fc_rate(struct fc_stream *s, int nt, int t, double bytes, int *count)
+{
+	double *r = malloc(sizeof(double) * FC_PASSES);
+	int n = 0;
+	for (int i = 0; i < s[t].passes; i++) {
+		const struct fc_pass *a = &s[t].rec[i];
+		if (!fc_clean(a))
+			continue;
+		double cover = 0;
+		for (int k = 0; nt == 2 && k < s[1 - t].passes; k++) {
+			const struct fc_pass *b = &s[1 - t].rec[k];
+			double lo = a->w0 > b->w0 ? a->w0 : b->w0, hi = a->w1 < b->w1 ? a->w1 : b->w1;
+			if (fc_clean(b) && hi > lo)
+				cover += hi - lo;
+		}
+		if (nt == 1 || cover > 0.98 * (a->w1 - a->w0))
+			r[n++] = 1e-9 * bytes / (a->w1 - a->w0);
+	}
+	qsort(r, (size_t)n, sizeof *r, cmp_d);
+	double med = n ? r[n / 2] : 0;
+	free(r);
+	*count = n;
+	return med;
+}
+
+static void fc_two_cores(const char *what, struct fc_stream *s, double bytes)
+{
+	pthread_t tid[2];
+	int n1, n2a, n2b;
+	struct fc_stream one = s[0];
+	one.cpu = -1;
+	one.np *= 2;
+	one.parts *= 2;
+	fc_stream_run(&one);
+	double r1 = fc_rate(&one, 1, 0, bytes, &n1);
+	for (int t = 0; t < 2; t++)
+		pthread_create(&tid[t], NULL, fc_stream_run, &s[t]);
+	for (int t = 0; t < 2; t++)
+		pthread_join(tid[t], NULL);
+	double ra = fc_rate(s, 2, 0, bytes, &n2a), rb = fc_rate(s, 2, 1, bytes, &n2b);
+	printf("%-10s 1 core %5.1f GB/s (%3d clean passes); 2 cores %5.1f + %5.1f = %5.1f GB/s (%3d, %3d); "
+	       "2 cores / 1: %.2f\n",
+	       what, r1, n1, ra, rb, ra + rb, n2a, n2b, r1 > 0 ? (ra + rb) / r1 : 0);
+}
+
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 15;
@@ -74,7 +194,8 @@ int main(int argc, char **argv)
 	for (int l = 0; l < 3; l++) {
 		const int K = KN[l][0], N = KN[l][1];
 		w[l] = malloc(sizeof(float) * (size_t)K * N);
-		wp[l] = malloc(sizeof(float) * rt_gemm_fc_pack_size(isa, N, K));
+		/* 64-byte aligned, as generated code places weights */
+		wp[l] = aligned_alloc(64, (sizeof(float) * rt_gemm_fc_pack_size(isa, N, K) + 63) / 64 * 64);
 		bias[l] = malloc(sizeof(float) * (size_t)N);
 		for (size_t i = 0; i < (size_t)K * N; i++) {
 			seed = seed * 1103515245u + 12345u;
@@ -147,5 +268,20 @@ int main(int argc, char **argv)
 	printf("read bandwidth (best of %d, cpu time): %.1f GB/s (sink %g); isa %s, weights %.1f MB\n",
 	       reps, 1e-9 * (double)(n * sizeof(float)) / best, (double)sink, rt_sgemm_isa_name(isa),
 	       1e-6 * (double)bytes);
+	/* two cores: layer 0's 64 panels (32 a thread), the buffer's 64 parts
+	 * of 8 MiB (32 a thread) */
+	static struct fc_stream st[2];
+	const int panels = (KN[0][1] + RT_FC_NB(isa) - 1) / RT_FC_NB(isa);
+	for (int t = 0; t < 2; t++)
+		st[t] = (struct fc_stream){.cpu = t, .isa = isa, .fc = 1, .p = &p[0], .a = act[0],
+		                           .bp = wp[0], .c = bias[0], .y = act[1],
+		                           .p0 = t * (panels / 2), .np = panels / 2,
+		                           .passes = FC_PASSES};
+	if (panels >= 8 && panels % 8 == 0)
+		fc_two_cores("rt_gemm_fc", st, 4.0 * 4 * RT_FC_NB(isa) * KN[0][0]);
+	for (int t = 0; t < 2; t++)
+		st[t] = (struct fc_stream){.cpu = t, .isa = isa, .fc = 0, .buf = buf + (n / 2) * t,
+		                           .parts = (int)(n / 2 / ((size_t)2 << 20)), .passes = FC_PASSES};
+	fc_two_cores("read", st, 4.0 * (2 << 20));
 	return 0;
 }

@@ -90,7 +90,7 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 #define RT_STEM_ATTR_neon
 #define RT_STEM_ATTR_c
 /* accumulators of a full tile: NB x NW <= ACC */
-#define RT_STEM_ACC_avx512 28
+#define RT_STEM_ACC_avx512 24
 #define RT_STEM_ACC_avx2 12
 #define RT_STEM_ACC_neon 24
 #define RT_STEM_ACC_c 8
@@ -99,6 +99,41 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 #define RT_STEM_NB_avx2 4
 #define RT_STEM_NB_neon 4
 #define RT_STEM_NB_c 4
+
+/* Which of the tile widths a (the most accumulators allow), (2a + 2) / 3 and
+ * (a + 2) / 3 covers n inner columns best: 0, 1 or 2, or 3 for none (every
+ * column by itself, as the border columns go). A row's n columns take
+ * ceil(n / w) tiles of w pixels (the last shifted left, recomputing), and a
+ * tile costs its w pixels plus about one pixel's worth of weight loads and
+ * set-up per tap row; a w above n cannot be used; by pixels costs 2n, and
+ * wins ties (DS-CNN's 10x4 stem: 3 inner columns of 5, 64 channels, was
+ * slower in 2 tiles of 2). ResNet-8's 3x3 stem (30
+ * inner columns, a = 24) takes 2 tiles of 16, not 2 of 24 (48 pixels for 30);
+ * on Zen 4 (one 512-bit FMA a cycle, latency 4) 8 accumulators already keep
+ * the FMA pipes busy, so narrower tiles lose little. */
+static inline int rt_stem_pick_nw_(int n, int a)
+{
+	int best = 3, best_cost = 2 * n;
+	for (int c = 0; c < 3; c++) {
+		const int w = c == 0 ? a : c == 1 ? (2 * a + 2) / 3 : (a + 2) / 3;
+		if (w > n)
+			continue;
+		const int cost = (n + w - 1) / w * (w + 1);
+		if (cost < best_cost) {
+			best = c;
+			best_cost = cost;
+		}
+	}
+	return best;
+}
+
+/* A row function of one tile shape: nb vectors of channels x nw pixels. */
+#define RT_STEM_ROW_FN_(SUF, ID, NB, NW)                                                           \
+	static __attribute__((noinline)) RT_STEM_ATTR_##SUF void rt_stem_row_##SUF##_##ID(          \
+	    const struct rt_stem_job_ *j, int oh, int q)                                               \
+	{                                                                                            \
+		rt_stem_row_##SUF(j, NB, NW, oh, q);                                                     \
+	}
 
 /* The template: rt_stem_tile_SUF (one tile, nb x nw constants after
  * inlining), rt_stem_rows_SUF (output rows [r0, r1) of one image). */
@@ -184,12 +219,13 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 		}                                                                                        \
 	}                                                                                            \
                                                                                                  \
-	/* One row, the vectors [q0, q0 + nb) (nb a constant after inlining). */                    \
+	/* One row, the vectors [q0, q0 + nb), inner columns in tiles of nw pixels (nb and nw      \
+	 * constants after inlining). */                                                             \
 	static inline __attribute__((always_inline)) RT_STEM_ATTR_##SUF void rt_stem_row_##SUF(       \
-	    const struct rt_stem_job_ *j, int nb, int oh, int q0)                                      \
+	    const struct rt_stem_job_ *j, int nb, int nw, int oh, int q0)                              \
 	{                                                                                            \
 		const struct rt_conv2d *p = j->p;                                                        \
-		const int nw = RT_STEM_ACC_##SUF / nb, m0 = q0 * VL;                                     \
+		const int m0 = q0 * VL;                                                                  \
 		int u0, u1;                                                                              \
 		rt_tap_range(oh * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);                        \
 		const int ih = oh * p->sH - p->padT + u0 * p->dH;                                        \
@@ -215,19 +251,49 @@ static inline void rt_stem_store_lanes_(const struct rt_stem_job_ *j, int m, int
 		}                                                                                        \
 	}                                                                                            \
                                                                                                  \
+	/* One function per tile shape (nb vectors x nw pixels; a: the most accumulators, b: two  \
+	 * thirds, c: a third), so that each gets its own register allocation: inlined into one   \
+	 * function, twelve shapes left gcc spilling the accumulators of every one. */             \
+	RT_STEM_ROW_FN_(SUF, 1a, 1, RT_STEM_ACC_##SUF)                                               \
+	RT_STEM_ROW_FN_(SUF, 1b, 1, (2 * RT_STEM_ACC_##SUF + 2) / 3)                                 \
+	RT_STEM_ROW_FN_(SUF, 1c, 1, (RT_STEM_ACC_##SUF + 2) / 3)                                     \
+	RT_STEM_ROW_FN_(SUF, 2a, 2, RT_STEM_ACC_##SUF / 2)                                           \
+	RT_STEM_ROW_FN_(SUF, 2b, 2, (2 * (RT_STEM_ACC_##SUF / 2) + 2) / 3)                           \
+	RT_STEM_ROW_FN_(SUF, 2c, 2, (RT_STEM_ACC_##SUF / 2 + 2) / 3)                                 \
+	RT_STEM_ROW_FN_(SUF, 3a, 3, RT_STEM_ACC_##SUF / 3)                                           \
+	RT_STEM_ROW_FN_(SUF, 3b, 3, (2 * (RT_STEM_ACC_##SUF / 3) + 2) / 3)                           \
+	RT_STEM_ROW_FN_(SUF, 3c, 3, (RT_STEM_ACC_##SUF / 3 + 2) / 3)                                 \
+	RT_STEM_ROW_FN_(SUF, 4a, 4, RT_STEM_ACC_##SUF / 4)                                           \
+	RT_STEM_ROW_FN_(SUF, 4b, 4, (2 * (RT_STEM_ACC_##SUF / 4) + 2) / 3)                           \
+	RT_STEM_ROW_FN_(SUF, 4c, 4, (RT_STEM_ACC_##SUF / 4 + 2) / 3)                                 \
+                                                                                                 \
 	static RT_STEM_ATTR_##SUF void rt_stem_rows_##SUF(const struct rt_stem_job_ *j, int r0,       \
 	                                                  int r1)                                    \
 	{                                                                                            \
 		/* channels to write: a blocked layout's last block in full */                          \
 		const int mo = j->bs ? (j->p->M + j->bs - 1) / j->bs * j->bs : j->p->M;               \
-		const int nvec = (mo + VL - 1) / VL, NB = RT_STEM_NB_##SUF;                              \
+		const int nvec = (mo + VL - 1) / VL, NB = RT_STEM_NB_##SUF, A = RT_STEM_ACC_##SUF;       \
 		for (int oh = r0; oh < r1; oh++)                                                         \
 			for (int q = 0; q < nvec; q += NB) {                                                 \
-				switch (nvec - q < NB ? nvec - q : NB) {                                         \
-				case 1: rt_stem_row_##SUF(j, 1, oh, q); break;                                   \
-				case 2: rt_stem_row_##SUF(j, 2, oh, q); break;                                   \
-				case 3: rt_stem_row_##SUF(j, 3, oh, q); break;                                   \
-				default: rt_stem_row_##SUF(j, 4, oh, q); break;                                  \
+				const int nb = nvec - q < NB ? nvec - q : NB;                                    \
+				/* tile width: A / nb, two thirds or a third of it (rt_stem_pick_nw_) */          \
+				const int c = rt_stem_pick_nw_(j->owr - j->owl, A / nb);                         \
+				struct rt_stem_job_ jp = *j; /* c == 3: no inner columns, all by pixels */       \
+				jp.owl = jp.owr = j->p->oW;                                                      \
+				const struct rt_stem_job_ *jr = c == 3 ? &jp : j;                                \
+				switch (nb * 4 + c % 3) {                                                        \
+				case 4: rt_stem_row_##SUF##_1a(jr, oh, q); break;                                 \
+				case 5: rt_stem_row_##SUF##_1b(jr, oh, q); break;                                 \
+				case 6: rt_stem_row_##SUF##_1c(jr, oh, q); break;                                 \
+				case 8: rt_stem_row_##SUF##_2a(jr, oh, q); break;                                 \
+				case 9: rt_stem_row_##SUF##_2b(jr, oh, q); break;                                 \
+				case 10: rt_stem_row_##SUF##_2c(jr, oh, q); break;                                \
+				case 12: rt_stem_row_##SUF##_3a(jr, oh, q); break;                                \
+				case 13: rt_stem_row_##SUF##_3b(jr, oh, q); break;                                \
+				case 14: rt_stem_row_##SUF##_3c(jr, oh, q); break;                                \
+				case 16: rt_stem_row_##SUF##_4a(jr, oh, q); break;                                \
+				case 17: rt_stem_row_##SUF##_4b(jr, oh, q); break;                                \
+				default: rt_stem_row_##SUF##_4c(jr, oh, q); break;                                \
 				}                                                                                \
 			}                                                                                    \
 	}

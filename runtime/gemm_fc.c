@@ -4,8 +4,9 @@
  * Textbook form, as rt_gemm_ref (gemm_ref.c):
  *   y[m, n] = act(alpha * sum over k < K of A[m, k] * B[k, n] + beta * C[m, n])
  * B arrives as ceil(N/NB) panels of [K][NB] (NB = RT_FC_NB(isa), four SIMD
- * vectors, columns past N zero), so transB is gone by run time and the
- * weights are read once, front to back, in one sequential stream per panel.
+ * vectors; the last panel only as many vectors wide as its columns need,
+ * columns past N zero), so transB is gone by run time and the weights are
+ * read once, front to back, in one sequential stream per panel.
  *
  * At batch 1..4 a fully-connected layer is a matrix-vector product: two flops
  * per weight, so it runs at the speed memory delivers the weights. The loop
@@ -45,61 +46,127 @@
 #define RT_FC_INLINE_
 #endif
 
+/* Row i of a tile, one k: four FMAs into the named sums c0..c3 of that row
+ * (helpers of RT_FC_TILE_; a row past MB is dead code the compiler drops). */
+#define RT_FC_ROW_FMA_(V, SET1, FMA, MB, NV, i, c0, c1, c2, c3)               \
+	if (MB > i) {                                                          \
+		const V s = SET1(a[(size_t)i * rsa + (size_t)k * csa]);       \
+		c0 = FMA(s, w0, c0);                                           \
+		if (NV > 1)                                                    \
+			c1 = FMA(s, w1, c1);                                   \
+		if (NV > 2)                                                    \
+			c2 = FMA(s, w2, c2);                                   \
+		if (NV > 3)                                                    \
+			c3 = FMA(s, w3, c3);                                   \
+	}
+#define RT_FC_ROW_STORE_(STORE, VL, MB, NV, i, c0, c1, c2, c3)                 \
+	if (MB > i) {                                                          \
+		STORE(out + (size_t)i * (4 * VL), c0);                         \
+		if (NV > 1)                                                    \
+			STORE(out + (size_t)i * (4 * VL) + VL, c1);            \
+		if (NV > 2)                                                    \
+			STORE(out + (size_t)i * (4 * VL) + 2 * VL, c2);        \
+		if (NV > 3)                                                    \
+			STORE(out + (size_t)i * (4 * VL) + 3 * VL, c3);        \
+	}
+#define RT_FC_EPI_(V, MUL, ADD, RELU, STORE, q, c, bc)                          \
+	{                                                                      \
+		V r = MUL(va, c);                                              \
+		if (cv)                                                        \
+			r = ADD(r, bc);                                        \
+		if (relu)                                                      \
+			r = RELU(r);                                           \
+		STORE(q, r);                                                   \
+	}
+#define RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, NV, i, c0, c1, c2, c3) \
+	if (MB > i) {                                                          \
+		float *yi = yd + (size_t)i * ldy;                              \
+		RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi, c0, b0)               \
+		if (NV > 1)                                                    \
+			RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi + VL, c1, b1)  \
+		if (NV > 2)                                                    \
+			RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi + 2 * VL, c2, b2) \
+		if (NV > 3)                                                    \
+			RT_FC_EPI_(V, MUL, ADD, RELU, STORE, yi + 3 * VL, c3, b3) \
+	}
+
 /* One MB x NB tile: out[i][j] = sum over k < K of A(i, k) * w[k][j], with
  * A(i, k) = a[i*rsa + k*csa]; w is one packed panel, [K][4*VL]. With yd set
  * the epilogue runs on the registers instead (rt_gemm_fc_vec_epilogue_ said
  * it may): yd[i*ldy + j] = act(alpha * sum + beta * cv[j]), act none or ReLU,
  * cv a row of C (NULL: none); the same two roundings as the scalar epilogue,
- * so both give the same bits. */
-#define RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB) \
-	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tile_##SUF##_##MB(                     \
+ * so both give the same bits. The MB x 4 sums are named variables, not an
+ * array: gcc -O2 does not unroll a loop over an array of vectors, and kept
+ * them in memory, a load and a store around every FMA (the autoencoder's
+ * 128 x 128 layers ran at a third of the FMA peak). (A software prefetch
+ * of the panel 1-4 KiB ahead changed neither the autoencoder nor AlexNet's
+ * classifier on the Zen 4, so there is none.) */
+#define RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB, NV) \
+	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tile_##SUF##_##MB##_##NV(              \
 	        int K, const float *a, size_t rsa, size_t csa, const float *w,    \
 	        float *out, float *yd, size_t ldy, const float *cv, float alpha,   \
 	        float beta, int relu)                                              \
 	{                                                                          \
-		V acc[MB][4];                                                      \
-		for (int i = 0; i < MB; i++)                                       \
-			for (int v = 0; v < 4; v++)                                \
-				acc[i][v] = ZERO;                                  \
+		V c00 = ZERO, c01 = ZERO, c02 = ZERO, c03 = ZERO;                  \
+		V c10 = ZERO, c11 = ZERO, c12 = ZERO, c13 = ZERO;                  \
+		V c20 = ZERO, c21 = ZERO, c22 = ZERO, c23 = ZERO;                  \
+		V c30 = ZERO, c31 = ZERO, c32 = ZERO, c33 = ZERO;                  \
 		for (int k = 0; k < K; k++) {                                      \
-			const float *wk = w + (size_t)k * (4 * VL);                \
-			const V w0 = LOAD(wk), w1 = LOAD(wk + VL);                 \
-			const V w2 = LOAD(wk + 2 * VL), w3 = LOAD(wk + 3 * VL);    \
-			for (int i = 0; i < MB; i++) {                             \
-				const V s = SET1(a[(size_t)i * rsa + (size_t)k * csa]); \
-				acc[i][0] = FMA(s, w0, acc[i][0]);                 \
-				acc[i][1] = FMA(s, w1, acc[i][1]);                 \
-				acc[i][2] = FMA(s, w2, acc[i][2]);                 \
-				acc[i][3] = FMA(s, w3, acc[i][3]);                 \
-			}                                                          \
+			const float *wk = w + (size_t)k * (NV * VL);               \
+			const V w0 = LOAD(wk);                                     \
+			const V w1 = NV > 1 ? LOAD(wk + VL) : ZERO;                \
+			const V w2 = NV > 2 ? LOAD(wk + 2 * VL) : ZERO;            \
+			const V w3 = NV > 3 ? LOAD(wk + 3 * VL) : ZERO;            \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, NV, 0, c00, c01, c02, c03) \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, NV, 1, c10, c11, c12, c13) \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, NV, 2, c20, c21, c22, c23) \
+			RT_FC_ROW_FMA_(V, SET1, FMA, MB, NV, 3, c30, c31, c32, c33) \
 		}                                                                  \
 		if (!yd) {                                                         \
-			for (int i = 0; i < MB; i++)                               \
-				for (int v = 0; v < 4; v++)                        \
-					STORE(out + (size_t)i * (4 * VL) + (size_t)v * VL, acc[i][v]); \
+			RT_FC_ROW_STORE_(STORE, VL, MB, NV, 0, c00, c01, c02, c03) \
+			RT_FC_ROW_STORE_(STORE, VL, MB, NV, 1, c10, c11, c12, c13) \
+			RT_FC_ROW_STORE_(STORE, VL, MB, NV, 2, c20, c21, c22, c23) \
+			RT_FC_ROW_STORE_(STORE, VL, MB, NV, 3, c30, c31, c32, c33) \
 			return;                                                    \
 		}                                                                  \
 		const V va = SET1(alpha), vb = SET1(beta);                         \
-		for (int v = 0; v < 4; v++) {                                      \
-			const V bc = cv ? MUL(vb, LOAD(cv + v * VL)) : ZERO;       \
-			for (int i = 0; i < MB; i++) {                             \
-				V r = MUL(va, acc[i][v]);                          \
-				if (cv)                                            \
-					r = ADD(r, bc);                            \
-				if (relu)                                          \
-					r = RELU(r);                               \
-				STORE(yd + (size_t)i * ldy + (size_t)v * VL, r);   \
-			}                                                          \
+		const V b0 = cv ? MUL(vb, LOAD(cv)) : ZERO;                        \
+		const V b1 = cv && NV > 1 ? MUL(vb, LOAD(cv + VL)) : ZERO;         \
+		const V b2 = cv && NV > 2 ? MUL(vb, LOAD(cv + 2 * VL)) : ZERO;     \
+		const V b3 = cv && NV > 3 ? MUL(vb, LOAD(cv + 3 * VL)) : ZERO;     \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, NV, 0, c00, c01, c02, c03) \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, NV, 1, c10, c11, c12, c13) \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, NV, 2, c20, c21, c22, c23) \
+		RT_FC_ROW_EPI_(V, MUL, ADD, RELU, STORE, VL, MB, NV, 3, c30, c31, c32, c33) \
+	}
+
+/* The tiles of MB rows for NV = 1..4 vectors, and a switch over NV. */
+#define RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB) \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB, 1) \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB, 2) \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB, 3) \
+	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB, 4) \
+	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tiles_##SUF##_##MB(                   \
+	        int nv, int K, const float *a, size_t rsa, size_t csa, const float *w, \
+	        float *out, float *yd, size_t ldy, const float *cv, float alpha,   \
+	        float beta, int relu)                                              \
+	{                                                                          \
+		switch (nv) {                                                      \
+		case 1: rt_gemm_fc_tile_##SUF##_##MB##_1(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
+		case 2: rt_gemm_fc_tile_##SUF##_##MB##_2(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
+		case 3: rt_gemm_fc_tile_##SUF##_##MB##_3(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
+		default: rt_gemm_fc_tile_##SUF##_##MB##_4(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
 		}                                                                  \
 	}
 
 /* Panels [p0, p1) of the layer for one ISA: panels outermost, then groups
- * of four rows. Whole panels take the register epilogue where it applies. */
+ * of four rows. The last panel holds only the vectors it needs (nv). Panels
+ * of whole vectors take the register epilogue where it applies. */
 #define RT_FC_ISA_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU)  \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 1) \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 2) \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 3) \
-	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 4) \
+	RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 1) \
+	RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 2) \
+	RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 3) \
+	RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 4) \
 	static inline ATTR void rt_gemm_fc_##SUF(const struct rt_gemm *p, const float *a, \
 	                                         const float *bp, const float *c, float *y, \
 	                                         int p0, int p1)                   \
@@ -112,17 +179,18 @@
 		for (int j0 = p0 * 4 * VL; j0 < p->N && j0 < p1 * 4 * VL; j0 += 4 * VL) { \
 			const float *w = bp + (size_t)j0 * p->K;                   \
 			const int nn = p->N - j0 < 4 * VL ? p->N - j0 : 4 * VL;    \
-			const int direct = vec && nn == 4 * VL;                    \
+			const int nv = (nn + VL - 1) / VL;                         \
+			const int direct = vec && nn == nv * VL;                   \
 			const float *cv = direct && c ? c + j0 : NULL;             \
 			for (int m0 = 0; m0 < p->M; m0 += 4) {                     \
 				const int mm = p->M - m0 < 4 ? p->M - m0 : 4;      \
 				const float *am = a + (size_t)m0 * rsa;            \
 				float *yd = direct ? y + (size_t)m0 * p->N + j0 : NULL; \
 				switch (mm) {                                      \
-				case 1: rt_gemm_fc_tile_##SUF##_1(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
-				case 2: rt_gemm_fc_tile_##SUF##_2(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
-				case 3: rt_gemm_fc_tile_##SUF##_3(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
-				default: rt_gemm_fc_tile_##SUF##_4(p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				case 1: rt_gemm_fc_tiles_##SUF##_1(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				case 2: rt_gemm_fc_tiles_##SUF##_2(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				case 3: rt_gemm_fc_tiles_##SUF##_3(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				default: rt_gemm_fc_tiles_##SUF##_4(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
 				}                                                  \
 				if (!direct)                                       \
 					rt_gemm_fc_epilogue_(p, out, 4 * VL, m0, mm, j0, nn, c, y); \

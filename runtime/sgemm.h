@@ -228,12 +228,15 @@ void rt_sgemm(int isa, int M, int N, int K, const float *a, size_t rsa, size_t c
 void rt_sgemm_pack_a(int isa, int M, int K, const float *a, size_t rsa, size_t csa, float *ap);
 
 /* gemm_fc_pack.c: packs the constant B(k, j) = b[k*rsb + j*csb], K x N, into
- * ceil(N/NB) panels of [K][NB] (element (k, j) at
- * bp[(j/NB)*K*NB + k*NB + j%NB], columns past N zero), NB = RT_FC_NB(isa). */
+ * ceil(N/NB) panels, NB = RT_FC_NB(isa): panel p starts at bp[p*NB*K] and is
+ * [K][W], W = NB but for the last panel, whose W is its columns rounded up to
+ * whole SIMD vectors (NB / 4: a Gemm of N = 8 streams 8 columns on AVX-512,
+ * not 64); element (k, j) at bp[(j/NB)*NB*K + k*W + j%NB], columns past N
+ * zero. */
 static inline size_t rt_gemm_fc_pack_size(int isa, int N, int K)
 {
-	const size_t nb = (size_t)RT_FC_NB(isa);
-	return (((size_t)N + nb - 1) / nb) * nb * (size_t)K;
+	const size_t vl = (size_t)RT_FC_NB(isa) / 4;
+	return (((size_t)N + vl - 1) / vl) * vl * (size_t)K;
 }
 void rt_gemm_fc_pack(int isa, int N, int K, const float *b, size_t rsb, size_t csb, float *bp);
 

@@ -817,9 +817,9 @@ Test(emit_ops, gemm_fc)
 Test(emit_ops, gemm_sgemm)
 {
 	struct graph *g = new_graph();
-	struct tensor *at = input(g, "at", SHAPE(9, 70));
-	struct tensor *b = weight(g, "b", 50, SHAPE(20, 9)), *c = weight(g, "c", 51, SHAPE(70, 1));
-	struct tensor *y = act(g, "y", SHAPE(70, 20));
+	struct tensor *at = input(g, "at", SHAPE(9, 130));
+	struct tensor *b = weight(g, "b", 50, SHAPE(20, 9)), *c = weight(g, "c", 51, SHAPE(130, 1));
+	struct tensor *y = act(g, "y", SHAPE(130, 20));
 	struct node *n = node(g, OP_GEMM, "fc", INS(at, b, c), y);
 	a_int(g, n, "transA", 1);
 	a_int(g, n, "transB", 1);
@@ -830,8 +830,8 @@ Test(emit_ops, gemm_sgemm)
 	float *in[1], *want[1];
 	make_inputs(g, in);
 	want[0] = alloc_out(y);
-	ref_gemm(70, 20, 9, 1, 1, -1.5f, 0.25f, in[0], fdata(b), c, fdata(c), want[0]);
-	for (int k = 0; k < 70 * 20; k++)
+	ref_gemm(130, 20, 9, 1, 1, -1.5f, 0.25f, in[0], fdata(b), c, fdata(c), want[0]);
+	for (int k = 0; k < 130 * 20; k++)
 		want[0][k] = tanhf(want[0][k]);
 	struct options opt = {0};
 	struct diag d;

@@ -95,7 +95,7 @@ static void sweep(int isa)
 {
 	if (!rt_sgemm_isa_supported(isa))
 		cr_skip_test("the CPU lacks %s", rt_sgemm_isa_name(isa));
-	static const int Ns[] = {1, 3, 17, 33, 67, 130};
+	static const int Ns[] = {1, 3, 8, 17, 33, 48, 67, 130};
 	static const int Ks[] = {1, 5, 19, 70};
 	unsigned seed = 7;
 	int bad = 0;
