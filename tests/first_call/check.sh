@@ -3,7 +3,7 @@
 # first call within 1.5x of a steady one). Not a timing test: it counts minor
 # page faults (getrusage ru_minflt) across the first NAME_run with
 # tests/first_call/driver.c, on samples/fashion_train/mlp_init.onnx pinned to
-# batch 64 (weights embedded, 0.9 MiB; arena 0.5 MiB with the SGEMM
+# batch 128 (weights embedded, 0.9 MiB; arena 0.55 MiB with the SGEMM
 # workspaces):
 #
 #  mlp_1t   after m_init() the first call takes at most MAX_FAULTS faults
@@ -37,7 +37,7 @@ run_case() {
 	*) echo "unknown case $c" >"$d/log"; fail "$c"; return ;;
 	esac
 	{
-		"$DNNCC" "$top_srcdir/samples/fashion_train/mlp_init.onnx" --shape image=64,1,28,28 \
+		"$DNNCC" "$top_srcdir/samples/fashion_train/mlp_init.onnx" --shape image=128,1,28,28 \
 			--weights embed --threads $threads -o "$d/m.c" &&
 		(cd "$d" && $CC -std=c99 -O2 -pthread -I. -o drv m.c "$here/driver.c" -lm) &&
 		with=$("$d/drv" init) && without=$("$d/drv" noinit) &&
