@@ -70,6 +70,25 @@
 /* --max-weights and --max-arena at most 1 TiB: sizes stay far from
  * overflowing any product of them. */
 #define DNNCC_MAX_MIB (1 << 20)
+
+/* A size option's value (--max-weights, --max-arena, --llc): MiB from 1 to
+ * DNNCC_MAX_MIB, or KiB with a K after it ("256K": Cortex-M budgets, small
+ * boards' caches), into *bytes; non-zero after saying what was expected. */
+static int parse_mib(const char *opt, const char *val, const char *what, uint64_t *bytes)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(val, &end, 10);
+	int kib = *end == 'K' && end != val;
+	if (end == val || end[kib] || errno || v == 0 || v > ((unsigned long long)DNNCC_MAX_MIB << 10)
+	    || (!kib && v > DNNCC_MAX_MIB)) {
+		fprintf(stderr, "dnncc: %s %s: expected %s in MiB from 1 to %d (or in KiB with a K "
+		        "after it)\n", opt, val, what, DNNCC_MAX_MIB);
+		return 1;
+	}
+	*bytes = (uint64_t)v << (kib ? 10 : 20);
+	return 0;
+}
 /* Most threads --threads accepts (the pool's array in generated code). */
 #define DNNCC_MAX_THREADS 256
 
@@ -486,33 +505,17 @@ int main(int argc, char **argv)
 			forces[opt.n_force].primitive = eq + 1;
 			opt.n_force++;
 		} else if (strcmp(a, "--max-weights") == 0 || strcmp(a, "--max-arena") == 0) {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(argv[++i], &end, 10);
-			int kib = *end == 'K' && end != val; /* "256K": KiB (Cortex-M budgets) */
-			if (end == val || end[kib] || errno || v == 0 || v > (DNNCC_MAX_MIB << 10)
-			    || (!kib && v > DNNCC_MAX_MIB)) {
-				fprintf(stderr, "dnncc: %s %s: expected a size in MiB from 1 to %d (or "
-				        "in KiB with a K after it)\n", a, val, DNNCC_MAX_MIB);
+			i++;
+			if (parse_mib(a, val, "a size", a[6] == 'w' ? &opt.max_weights : &opt.max_arena))
 				return 2;
-			}
-			*(a[6] == 'w' ? &opt.max_weights : &opt.max_arena) = (uint64_t)v << (kib ? 10 : 20);
 				} else if (strcmp(a, "--costs") == 0) {
 			costs_path = argv[++i];
 		} else if (strcmp(a, "--emit-harness") == 0) {
 			prof.emit_harness = argv[++i];
 		} else if (strcmp(a, "--llc") == 0) {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(argv[++i], &end, 10);
-			int kib = *end == 'K' && end != val; /* "512K": KiB (small boards) */
-			if (end == val || end[kib] || errno || v == 0 || v > (DNNCC_MAX_MIB << 10)
-			    || (!kib && v > DNNCC_MAX_MIB)) {
-				fprintf(stderr, "dnncc: --llc %s: expected a cache size in MiB from 1 to %d "
-				        "(or in KiB with a K after it)\n", val, DNNCC_MAX_MIB);
+			i++;
+			if (parse_mib(a, val, "a cache size", &prof.llc_bytes))
 				return 2;
-			}
-			prof.llc_bytes = (uint64_t)v << (kib ? 10 : 20);
 		} else if (strcmp(a, "--threads") == 0 || strcmp(a, "--runs") == 0) {
 			char *end;
 			errno = 0;

@@ -15,9 +15,10 @@
  *    other in one buffer.
  * 2. Cache. Cases already in this machine's cache file are not measured
  *    again. The cache is a cost table per (CPU model, target ISA, compiler,
- *    flags, dnncc version, BLAS, whether the harness evicts the weights:
- *    a model larger than the last-level cache, PROFILE_EVICT_WEIGHTS_BYTES), in $DNNCC_CACHE_DIR, else
- *    $XDG_CACHE_HOME/dnncc, else ~/.cache/dnncc, named costs-HASH.tsv.
+ *    flags, dnncc version, BLAS, whether the harness evicts the weights: a
+ *    model larger than the last-level cache, PROFILE_EVICT_WEIGHTS_BYTES),
+ *    in $DNNCC_CACHE_DIR, else $XDG_CACHE_HOME/dnncc, else ~/.cache/dnncc,
+ *    named costs-HASH.tsv.
  * 3. Harness. The missing cases become one self-contained C99 program: the
  *    runtime units they call, copied by the emitter exactly as generated
  *    code gets them (emit_runtime), a table of cases with literal
@@ -61,7 +62,7 @@
  * call to the next, so its cases are timed with the harness's
  * --evict-weights. Below it the weights stay in cache and are timed so.
  * The size is --llc MiB, else, for a profile run here, this machine's
- * largest cache (profile_llc_bytes), else PROFILE_EVICT_WEIGHTS_BYTES.
+ * largest cache (host_llc_bytes), else PROFILE_EVICT_WEIGHTS_BYTES.
  * A fixed 16 MiB mis-timed MobileNetV2 (14 + 10 MB) on a Xeon whose L3
  * holds it: evicted, its layers were predicted 1.25x their in-network
  * times. On an older Xeon reads of 32 MB and more ran at DRAM speed,
@@ -381,40 +382,38 @@ static void cpu_model(char *buf, size_t size)
 	snprintf(buf, size, "unknown CPU");
 }
 
+/* The first line of cpu0's cache/index<i>/<name> in sysfs into buf; 0 when
+ * it is there. */
+static int cache_attr(int i, const char *name, char *buf, int size)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/%s", i, name);
+	FILE *f = fopen(path, "r");
+	int ok = f && fgets(buf, size, f) != NULL;
+	if (f)
+		fclose(f);
+	return !ok;
+}
+
 /* This machine's largest data or unified cache in bytes, from Linux's sysfs
- * (cpu0's cache/indexN/{level,type,size}), else 0. What one core can use of a
+ * (cpu0's cache/indexN/{type,level,size}), else 0. What one core can use of a
  * shared cache is less when other programs run; a profile is taken on a
  * quiet machine, as the generated code's users run it. */
 static uint64_t host_llc_bytes(void)
 {
 	uint64_t best = 0;
 	int best_level = 0;
-	for (int i = 0; i < 16; i++) {
-		char path[128], buf[64];
-		int level = 0;
-		unsigned long long v = 0;
+	char type[64], level[16], size[32];
+	for (int i = 0; cache_attr(i, "type", type, sizeof type) == 0; i++) {
+		unsigned long long v;
 		char unit = 0;
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
-		FILE *f = fopen(path, "r");
-		if (!f)
-			break;
-		int ok = fgets(buf, sizeof buf, f) != NULL && strncmp(buf, "Instruction", 11) != 0;
-		fclose(f);
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
-		f = fopen(path, "r");
-		ok = ok && f && fscanf(f, "%d", &level) == 1;
-		if (f)
-			fclose(f);
-		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
-		f = fopen(path, "r");
-		ok = ok && f && fscanf(f, "%llu%c", &v, &unit) >= 1;
-		if (f)
-			fclose(f);
-		if (!ok)
+		if (strncmp(type, "Instruction", 11) == 0 || cache_attr(i, "level", level, sizeof level) ||
+		    cache_attr(i, "size", size, sizeof size) || sscanf(size, "%llu%c", &v, &unit) < 1)
 			continue;
-		uint64_t bytes = v << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
-		if (level > best_level || (level == best_level && bytes > best)) {
-			best_level = level;
+		const int lv = atoi(level);
+		const uint64_t bytes = v << (unit == 'K' ? 10 : unit == 'M' ? 20 : unit == 'G' ? 30 : 0);
+		if (lv > best_level || (lv == best_level && bytes > best)) {
+			best_level = lv;
 			best = bytes;
 		}
 	}
