@@ -273,13 +273,17 @@ static inline int rt_stem_pick_nw_(int n, int a)
 		/* channels to write: a blocked layout's last block in full */                          \
 		const int mo = j->bs ? (j->p->M + j->bs - 1) / j->bs * j->bs : j->p->M;               \
 		const int nvec = (mo + VL - 1) / VL, NB = RT_STEM_NB_##SUF, A = RT_STEM_ACC_##SUF;       \
+		/* tile width of a group of NB vectors and of the last, shorter one: A / nb, two      \
+		 * thirds or a third of it (rt_stem_pick_nw_), the same for every row */               \
+		const int nb_last = nvec % NB ? nvec % NB : NB;                                          \
+		const int c_full = rt_stem_pick_nw_(j->owr - j->owl, A / NB);                            \
+		const int c_last = rt_stem_pick_nw_(j->owr - j->owl, A / nb_last);                       \
+		struct rt_stem_job_ jp = *j; /* c == 3: no inner columns, all by pixels */               \
+		jp.owl = jp.owr = j->p->oW;                                                              \
 		for (int oh = r0; oh < r1; oh++)                                                         \
 			for (int q = 0; q < nvec; q += NB) {                                                 \
 				const int nb = nvec - q < NB ? nvec - q : NB;                                    \
-				/* tile width: A / nb, two thirds or a third of it (rt_stem_pick_nw_) */          \
-				const int c = rt_stem_pick_nw_(j->owr - j->owl, A / nb);                         \
-				struct rt_stem_job_ jp = *j; /* c == 3: no inner columns, all by pixels */       \
-				jp.owl = jp.owr = j->p->oW;                                                      \
+				const int c = nb == NB ? c_full : c_last;                                        \
 				const struct rt_stem_job_ *jr = c == 3 ? &jp : j;                                \
 				switch (nb * 4 + c % 3) {                                                        \
 				case 4: rt_stem_row_##SUF##_1a(jr, oh, q); break;                                 \
