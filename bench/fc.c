@@ -15,6 +15,13 @@
  * when undisturbed passes of the other thread cover it; printed: the
  * median rate of such passes per thread and their sum, against one core.
  *
+ * Page size (Linux): the packed weights are also copied into memory that
+ * asks for 2 MiB pages (madvise MADV_HUGEPAGE; THP is often madvise-only),
+ * and rt_gemm_fc is timed on both copies, alternately, and at two cores on
+ * both; the line says how much of the copy the kernel gave huge pages
+ * (AnonHugePages). Generated code embeds its weights in .rodata, 4 KiB
+ * pages of the executable, so the 4 KiB figures are the network's.
+ *
  * Bandwidth: a 512 MiB buffer summed with four independent vector
  * accumulators (AVX-512 where the CPU has it, else plain C, which the
  * compiler may vectorise), best of REPS passes. Weights total 235 MB, far
@@ -26,6 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#ifdef __linux__
+#include <sys/mman.h> /* madvise */
+#endif
 
 #include "runtime/dnncc_rt.h"
 #include "runtime/sgemm.h"
@@ -181,6 +192,39 @@ static void fc_two_cores(const char *what, struct fc_stream *s, double bytes)
 	       what, r1, n1, ra, rb, ra + rb, n2a, n2b, r1 > 0 ? (ra + rb) / r1 : 0);
 }
 
+/* A copy of n floats in memory that asks for 2 MiB pages where the system
+ * has madvise(MADV_HUGEPAGE); NULL elsewhere or when out of memory. */
+static float *huge_copy(const float *src, size_t n)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const size_t huge = (size_t)2 << 20, bytes = (n * sizeof(float) + huge - 1) / huge * huge;
+	float *d = aligned_alloc(huge, bytes);
+	if (!d)
+		return NULL;
+	madvise(d, bytes, MADV_HUGEPAGE);
+	memcpy(d, src, n * sizeof(float));
+	return d;
+#else
+	(void)src;
+	(void)n;
+	return NULL;
+#endif
+}
+
+/* This process's AnonHugePages in MiB (/proc/self/smaps_rollup), -1 if unknown. */
+static double anon_huge_mib(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	double kib = -1;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "AnonHugePages: %lf kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib < 0 ? -1 : kib / 1024;
+}
+
 int main(int argc, char **argv)
 {
 	int reps = argc > 1 ? atoi(argv[1]) : 15;
@@ -248,6 +292,27 @@ int main(int argc, char **argv)
 			printf("  max |fc - ref| %.3g", maxdiff);
 		printf("\n");
 	}
+	/* the same weights in 2 MiB pages, timed alternately with the 4 KiB copy */
+	float *hp[3] = {NULL, NULL, NULL};
+	for (int l = 0; l < 3; l++)
+		hp[l] = huge_copy(wp[l], rt_gemm_fc_pack_size(isa, KN[l][1], KN[l][0]));
+	if (hp[0] && hp[1] && hp[2]) {
+		double *cpu_h = malloc(sizeof(double) * (size_t)reps);
+		for (int r = 0; r < reps; r++)
+			for (int v = 0; v < 2; v++) {
+				double c0 = now(CLOCK_THREAD_CPUTIME_ID);
+				for (int l = 0; l < 3; l++)
+					rt_gemm_fc(&p[l], isa, act[l], v ? hp[l] : wp[l], bias[l], act[l + 1]);
+				(v ? cpu_h : cpu)[r] = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+			}
+		qsort(cpu, (size_t)reps, sizeof *cpu, cmp_d);
+		qsort(cpu_h, (size_t)reps, sizeof *cpu_h, cmp_d);
+		printf("page size    rt_gemm_fc median cpu %.2f ms on 4 KiB pages (%.1f GB/s), %.2f ms on "
+		       "2 MiB pages (%.1f GB/s; %.0f MiB of them granted): x%.2f\n",
+		       1e3 * cpu[reps / 2], 1e-9 * (double)bytes / cpu[reps / 2], 1e3 * cpu_h[reps / 2],
+		       1e-9 * (double)bytes / cpu_h[reps / 2], anon_huge_mib(), cpu[reps / 2] / cpu_h[reps / 2]);
+		free(cpu_h);
+	}
 	/* streaming read bandwidth */
 	const size_t n = (size_t)512 << 18; /* 512 MiB of floats */
 	float *buf = malloc(n * sizeof(float));
@@ -277,8 +342,13 @@ int main(int argc, char **argv)
 		                           .bp = wp[0], .c = bias[0], .y = act[1],
 		                           .p0 = t * (panels / 2), .np = panels / 2,
 		                           .passes = FC_PASSES};
-	if (panels >= 8 && panels % 8 == 0)
+	if (panels >= 8 && panels % 8 == 0) {
 		fc_two_cores("rt_gemm_fc", st, 4.0 * 4 * RT_FC_NB(isa) * KN[0][0]);
+		if (hp[0]) {
+			st[0].bp = st[1].bp = hp[0];
+			fc_two_cores("fc 2 MiB", st, 4.0 * 4 * RT_FC_NB(isa) * KN[0][0]);
+		}
+	}
 	for (int t = 0; t < 2; t++)
 		st[t] = (struct fc_stream){.cpu = t, .isa = isa, .fc = 0, .buf = buf + (n / 2) * t,
 		                           .parts = (int)(n / 2 / ((size_t)2 << 20)), .passes = FC_PASSES};
