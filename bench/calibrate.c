@@ -4,7 +4,8 @@
  * runtime/fam_*.def (eff_scalar, eff_avx2, eff_avx512, eff_neon).
  *
  *   1. Peak: per ISA the CPU runs, rt_sgemm on a 384 x 960 x 384 product with
- *      packed A, GFLOP/s; bandwidth: a 4 MiB memcpy, bytes read + written.
+ *      packed A, GFLOP/s; bandwidth: a 4 MiB memcpy, bytes read + written;
+ *      stream: rt_gemm_fc on 151 MB of packed weights (fc_stream_bandwidth).
  *   2. Rows: every row on every calibration layer (tests/conv_layers.h: the
  *      small and middle-sized layers of MobileNetV2, GoogLeNet, ResNet-50 and
  *      AlexNet, 3 to 1024 channels, 1x1 to 7x7, strides 1 and 2, depthwise,
@@ -25,9 +26,10 @@
  *   4. Check: with the fitted values, per ISA and layer, the measured time of
  *      the row the model ranks first over the measured best time.
  *
- * usage: calibrate [--max-mflops X (default 60)] [--filter SUBSTRING] [--times]
- * Output: "peak ISA GFLOPS", "bandwidth GB/s" and "eff ROW SCALAR AVX2 AVX512 NEON" lines (the
- * fitted values, to copy into cost_model.c and the rows' RT_COST), warnings,
+ * usage: calibrate [--max-mflops X (default 60)] [--filter SUBSTRING] [--times] [--rates]
+ * Output: "peak ISA GFLOPS", "bandwidth GB/s", "stream GB/s" and "eff ROW SCALAR AVX2 AVX512
+ * NEON" lines (the fitted values, to copy into cost_model.c and the rows' RT_COST; --rates
+ * stops after the three machine rates, a few seconds), warnings,
  * the check table; with --times every measurement ("time ROW ISA LAYER"). See bench/README.md. */
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@
 #include <time.h>
 
 #include "passes/passes.h"
+#include "runtime/dnncc_rt.h"
 #include "runtime/prep.h"
 #include "runtime/sgemm.h"
 #include "tests/conv_layers.h"
@@ -151,6 +154,33 @@ static double stream_bandwidth(void)
 	return 2.0 * n * sizeof(float) / best;
 }
 
+/* Bytes per second rt_gemm_fc streams weights that no cache holds between
+ * calls (cost_stream_bandwidth): AlexNet's first classifier layer at batch 1
+ * (K = 9216 -> N = 4096, 151 MB packed, over any last-level cache), ReLU and
+ * a bias as the emitter calls it, packed for the host's ISA; the median of
+ * 7 calls after one warm-up, bytes of weights read per second of CPU time. */
+static double fc_stream_bandwidth(int isa)
+{
+	const int N = 4096, K = 9216;
+	const struct rt_gemm g = {.M = 1, .N = N, .K = K, .alpha = 1.0f, .beta = 1.0f,
+	                          .c_sm = 0, .c_sn = 1, .act = RT_ACT_RELU};
+	size_t nw = rt_gemm_fc_pack_size(isa, N, K);
+	float *x = falloc(K), *w = falloc(nw), *b = falloc(N), *y = falloc(N);
+	double t[7];
+	rt_gemm_fc(&g, isa, x, w, b, y);
+	for (int s = 0; s < 7; s++) {
+		double t0 = cpu_s();
+		rt_gemm_fc(&g, isa, x, w, b, y);
+		t[s] = cpu_s() - t0;
+	}
+	qsort(t, 7, sizeof *t, bench_cmp_double);
+	free(x);
+	free(w);
+	free(b);
+	free(y);
+	return (double)nw * sizeof(float) / t[3];
+}
+
 static const int isas[] = {RT_SGEMM_ISA_C, RT_SGEMM_ISA_AVX2, RT_SGEMM_ISA_AVX512};
 #define N_ISAS 3
 
@@ -158,7 +188,7 @@ int main(int argc, char **argv)
 {
 	double max_mflops = 60;
 	const char *filter = NULL;
-	int print_times = 0;
+	int print_times = 0, rates_only = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--max-mflops") && i + 1 < argc)
 			max_mflops = atof(argv[++i]);
@@ -166,8 +196,10 @@ int main(int argc, char **argv)
 			filter = argv[++i];
 		else if (!strcmp(argv[i], "--times"))
 			print_times = 1;
+		else if (!strcmp(argv[i], "--rates"))
+			rates_only = 1;
 		else {
-			fprintf(stderr, "usage: %s [--max-mflops X] [--filter SUBSTRING] [--times]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--max-mflops X] [--filter SUBSTRING] [--times] [--rates]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -180,6 +212,9 @@ int main(int argc, char **argv)
 		}
 
 	printf("bandwidth %.1f GB/s\n", stream_bandwidth() / 1e9);
+	printf("stream %.1f GB/s\n", fc_stream_bandwidth(rt_sgemm_isa_host()) / 1e9);
+	if (rates_only)
+		return 0;
 
 	struct rt_conv2d layers[MAX_LAYERS];
 	const char *names[MAX_LAYERS];

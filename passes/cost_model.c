@@ -205,11 +205,25 @@ double cost_transform_us(const struct rt_transform *tr, int N, int C, int H, int
 	return 2.0 * 4.0 * N * c * H * W / cost_bandwidth * 1e6 + 0.2;
 }
 
-/* Bytes per second one core streams weights that are read once per call and
- * do not stay in its caches between calls (make bench-fc's "read bandwidth"
- * on the Xeon: 11-13 GB/s; AlexNet's first classifier layer, 151 MB of
- * packed weights, ran at 12.4 GB/s inside the network, bench/strategies.py). */
+/* Bytes per second at which a convolution's packed weights count, read once
+ * per call (cost_parts.wbytes): 12 GB/s, the read bandwidth of the Xeon on
+ * which it and the rows' efficiencies were fitted together (make bench-fc:
+ * 11-13 GB/s), so it is a fitted penalty, not this machine's rate. Set to
+ * the Zen 5's measured 36.5 GB/s (cost_fc_bandwidth) it moved VGG-16's six
+ * 3x3 layers on 512 channels from conv_direct_chw16c to
+ * conv_winograd_f2x2_3x3_chw and the network from 177 to 201 ms (process
+ * CPU time, medians of 5 interleaved runs, load 4-5): the rows'
+ * efficiencies need measuring again before this can change. */
 const double cost_stream_bandwidth = 12e9;
+
+/* Bytes per second one core streams a fully-connected layer's weights,
+ * which no cache holds between calls: bench/calibrate's "stream" line
+ * (rt_gemm_fc on AlexNet's first classifier layer, 151 MB packed; copy a new
+ * run's here). 36.5 GB/s: the median of three runs on an AMD EPYC Zen 5
+ * core (36.0-37.3 GB/s), where AlexNet's three classifier layers take 6.5 ms
+ * in the network (--instrument, quiet) and are now predicted at 6.43 ms;
+ * the 12 GB/s of the Xeon predicted them at 19.6 ms. */
+const double cost_fc_bandwidth = 36.5e9;
 
 double cost_fc_us(int isa, double M, double N, double K)
 {
@@ -219,7 +233,7 @@ double cost_fc_us(int isa, double M, double N, double K)
 		isa = RT_SGEMM_ISA_C;
 	double flops = 2.0 * M * N * K;
 	double compute = flops / (cost_gemm_gflops[isa] * GFLOP * gemm_shape(M, N, K));
-	double memory = 4.0 * (N * K + M * K + M * N) / cost_stream_bandwidth;
+	double memory = 4.0 * (N * K + M * K + M * N) / cost_fc_bandwidth;
 	return 1e6 * (compute > memory ? compute : memory) + 0.2;
 }
 

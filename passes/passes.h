@@ -343,12 +343,14 @@ double cost_efficiency(const struct rt_prim *prim, int isa); /* eff the row reac
 extern const double cost_gemm_gflops[];                     /* [RT_SGEMM_ISA_COUNT] */
 extern const double cost_bandwidth;                         /* bytes/s */
 /* A fully-connected layer, M x K times constant K x N (gemm_fc, or the SGEMM
- * from 64 rows): the slower of its flops and streaming its weights once. */
+ * from 64 rows): the slower of its flops and streaming its weights once, at
+ * cost_fc_bandwidth. */
 double cost_fc_us(int isa, double M, double N, double K);
 /* A convolution's fused residual epilogue over this many output elements,
  * added to every row's cost (the same for all: in the total, not the choice). */
 double cost_residual_us(double elements);
 extern const double cost_stream_bandwidth;                  /* bytes/s, weights read once */
+extern const double cost_fc_bandwidth;                      /* bytes/s, an FC layer's weights */
 
 /* ---- costs.c ------------------------------------------------------------------
  * What selection asks for a cost: the measured table of opt->costs where it
