@@ -184,35 +184,47 @@ static inline int rt_stem_pick_nw_(int n, int a)
 		/* activations done on vectors; whether they keep a zero sum zero */                     \
 		const int vec_act = act == RT_ACT_NONE || act == RT_ACT_RELU || act == RT_ACT_CLIP;      \
 		const int zero_pad = act != RT_ACT_CLIP || (p->alpha <= 0.0f && p->beta >= 0.0f);        \
+		/* Vectors stored as they are (ReLU / Clip in registers) go out first; the others        \
+		 * (HWC's last partial vector, activations without a vector form) are parked in lb and   \
+		 * finished lane by lane after every accumulator is dead: those paths call functions   \
+		 * (memset, expf, tanhf), which clobber every vector register, and an accumulator live \
+		 * across such a call was kept in memory by gcc's allocator in the FMA loop too (a     \
+		 * load-FMA-store chain per tap; 2 x 8 tiles of MobileNetV2's stem, Zen 5). */         \
+		float lb[RT_STEM_ACC_##SUF][VL];                                                         \
 		_Pragma("GCC unroll 4") for (int q = 0; q < nb; q++)                                     \
 		{                                                                                        \
 			const int m = m0 + q * VL;                                                           \
 			const int whole = m + VL <= p->M;                                                    \
+			/* whole vectors, and a blocked layout's padding lanes: act(0 + 0) = 0 */           \
+			const int direct = vec_act && (whole || (j->bs && zero_pad));                        \
 			float *const yq = j->y + rt_stem_yoff_(j, m, oh, ow0);                               \
 			const size_t ypix = j->bs ? (size_t)j->bs : (size_t)p->M;                            \
 			_Pragma("GCC unroll 28") for (int k = 0; k < nw; k++)                                \
 			{                                                                                    \
-				float *dst = yq + k * ypix;                                                      \
 				V a = acc[q * nw + k];                                                           \
 				if (act == RT_ACT_RELU)                                                          \
 					a = MAX(a, lo);                                                              \
 				else if (act == RT_ACT_CLIP)                                                     \
 					a = MIN(MAX(a, lo), hi);                                                     \
-				if (whole && vec_act)                                                            \
-					STORE(dst, a);                                                               \
-				else if (vec_act && j->bs && zero_pad) /* padding lanes: act(0 + 0) = 0 */       \
-					STORE(dst, a);                                                               \
-				else if (vec_act) { /* HWC: the real channels only */                            \
-					float t[VL];                                                                 \
-					STORE(t, a);                                                                 \
+				STORE(direct ? yq + k * ypix : lb[q * nw + k], a);                               \
+			}                                                                                    \
+		}                                                                                        \
+		for (int q = 0; q < nb; q++) {                                                           \
+			const int m = m0 + q * VL;                                                           \
+			if (vec_act && (m + VL <= p->M || (j->bs && zero_pad)))                              \
+				continue;                                                                        \
+			float *const yq = j->y + rt_stem_yoff_(j, m, oh, ow0);                               \
+			const size_t ypix = j->bs ? (size_t)j->bs : (size_t)p->M;                            \
+			for (int k = 0; k < nw; k++) {                                                       \
+				float *dst = yq + k * ypix;                                                      \
+				const float *t = lb[q * nw + k];                                                 \
+				if (vec_act) { /* HWC: the real channels only (activation applied) */            \
 					for (int l = 0; l < VL && m + l < p->M; l++)                                 \
 						dst[l] = t[l];                                                           \
 					if (j->bs)                                                                   \
 						for (int l = p->M - m; l < VL; l++)                                      \
 							dst[l] = 0.0f;                                                       \
 				} else {                                                                         \
-					float t[VL];                                                                 \
-					STORE(t, a);                                                                 \
 					rt_stem_store_lanes_(j, m, VL, t, dst);                                      \
 				}                                                                                \
 			}                                                                                    \
