@@ -155,7 +155,7 @@ static double stream_bandwidth(void)
 }
 
 /* Bytes per second rt_gemm_fc streams weights that no cache holds between
- * calls (cost_stream_bandwidth): AlexNet's first classifier layer at batch 1
+ * calls (cost_fc_bandwidth): AlexNet's first classifier layer at batch 1
  * (K = 9216 -> N = 4096, 151 MB packed, over any last-level cache), ReLU and
  * a bias as the emitter calls it, packed for the host's ISA; the median of
  * 7 calls after one warm-up, bytes of weights read per second of CPU time. */

@@ -191,12 +191,14 @@ static inline int rt_stem_pick_nw_(int n, int a)
 		 * across such a call was kept in memory by gcc's allocator in the FMA loop too (a     \
 		 * load-FMA-store chain per tap; 2 x 8 tiles of MobileNetV2's stem, Zen 5). */         \
 		float lb[RT_STEM_ACC_##SUF][VL];                                                         \
+		unsigned parked = 0; /* bit q: vector q went to lb */                                    \
 		_Pragma("GCC unroll 4") for (int q = 0; q < nb; q++)                                     \
 		{                                                                                        \
 			const int m = m0 + q * VL;                                                           \
 			const int whole = m + VL <= p->M;                                                    \
 			/* whole vectors, and a blocked layout's padding lanes: act(0 + 0) = 0 */           \
 			const int direct = vec_act && (whole || (j->bs && zero_pad));                        \
+			parked |= (unsigned)!direct << q;                                                    \
 			float *const yq = j->y + rt_stem_yoff_(j, m, oh, ow0);                               \
 			const size_t ypix = j->bs ? (size_t)j->bs : (size_t)p->M;                            \
 			_Pragma("GCC unroll 28") for (int k = 0; k < nw; k++)                                \
@@ -209,9 +211,9 @@ static inline int rt_stem_pick_nw_(int n, int a)
 				STORE(direct ? yq + k * ypix : lb[q * nw + k], a);                               \
 			}                                                                                    \
 		}                                                                                        \
-		for (int q = 0; q < nb; q++) {                                                           \
+		for (int q = 0; parked && q < nb; q++) {                                                 \
 			const int m = m0 + q * VL;                                                           \
-			if (vec_act && (m + VL <= p->M || (j->bs && zero_pad)))                              \
+			if (!(parked >> q & 1u))                                                             \
 				continue;                                                                        \
 			float *const yq = j->y + rt_stem_yoff_(j, m, oh, ow0);                               \
 			const size_t ypix = j->bs ? (size_t)j->bs : (size_t)p->M;                            \
