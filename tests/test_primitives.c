@@ -198,6 +198,59 @@ static struct shape stem_shape(int k)
 	return s;
 }
 
+/* Small-plane shape k of N_SMALL: conv_direct_chw16c's small planes, which
+ * it cuts into parts of rows only down to 8 rows (runtime/conv_direct_vec.c),
+ * and every other row that takes them: output planes of 1 to 16 pixels a
+ * side (7x7, 8x8, 14x14, 16x16 and odd ones), kernels 1, 3 and 5 (and one
+ * non-square), strides 1 and 2, every padding, dilation 2 now and then,
+ * input channels that are and are not a multiple of 16 (the partial block),
+ * output channels from one vector (one pair: the most parts) to 9 (a lone
+ * vector after the pairs, the last partly real), two groups of 64 now and
+ * then, batch 2, every epilogue; run with a residual too. Deterministic
+ * per k. */
+#define N_SMALL 48
+static struct shape smallplane_shape(int k)
+{
+	static const int cs[] = {16, 19, 32, 48, 64, 72, 128};
+	static const int ms[] = {16, 32, 40, 64, 67, 80, 100, 144};
+	static const int outs[] = {7, 8, 14, 16, 1, 2, 3, 5, 9, 11, 13, 15};
+	static const int kernels[] = {3, 1, 3, 5};
+	static const int acts[] = {RT_ACT_RELU, RT_ACT_NONE, RT_ACT_CLIP, RT_ACT_LEAKY_RELU,
+	                           RT_ACT_SIGMOID, RT_ACT_RELU};
+	struct shape s;
+	struct rt_conv2d *p = &s.p;
+	memset(&s, 0, sizeof s);
+	rng_state = 0x2545f4914f6cdd1dULL * (unsigned long long)(k + 5);
+	do {
+		p->N = k % 11 == 3 ? 2 : 1;
+		p->group = k % 9 == 4 ? 2 : 1;
+		p->C = p->group == 2 ? 128 : cs[rnd() % (sizeof cs / sizeof cs[0])];
+		p->M = p->group == 2 ? 128 : ms[rnd() % (sizeof ms / sizeof ms[0])];
+		p->kH = p->kW = kernels[k % 4];
+		if (k % 13 == 7)
+			p->kW = 3, p->kH = 1;
+		p->sH = p->sW = 1 + (k / 4) % 2;
+		p->dH = p->dW = k % 10 == 9 ? 2 : 1;
+		const int oh = outs[k < 24 ? (k + k / 4) % 4 : rnd() % (sizeof outs / sizeof outs[0])];
+		const int ow = k % 5 == 2 ? outs[rnd() % (sizeof outs / sizeof outs[0])] : oh;
+		p->padT = rnd_in(0, p->kH - 1);
+		p->padL = rnd_in(0, p->kW - 1);
+		const int padB = rnd_in(0, p->kH - 1), padR = rnd_in(0, p->kW - 1);
+		/* the input that gives about oh x ow outputs with these pads */
+		p->H = (oh - 1) * p->sH + p->dH * (p->kH - 1) + 1 - p->padT - padB;
+		p->W = (ow - 1) * p->sW + p->dW * (p->kW - 1) + 1 - p->padL - padR;
+		if (p->H < 1 || p->W < 1)
+			continue;
+		p->oH = out_dim(p->H, p->kH, p->sH, p->dH, p->padT, padB);
+		p->oW = out_dim(p->W, p->kW, p->sW, p->dW, p->padL, padR);
+	} while (p->H < 1 || p->W < 1 || p->oH <= 0 || p->oW <= 0);
+	p->act = acts[k % 6];
+	p->alpha = p->act == RT_ACT_CLIP ? (k % 12 == 2 ? 0.1f : -0.5f) : 0.1f;
+	p->beta = 0.5f;
+	s.what = "small plane";
+	return s;
+}
+
 /* Pointwise shape k of N_POINTWISE: what the 1x1 rows (conv_pointwise_*)
  * take, with everything around their tiles varied: channel counts below, at,
  * above and past the blocks and vector widths (8, 16, two vectors of 16),
@@ -624,6 +677,21 @@ static void skip_unless_supported(int isa)
 		          "stem shape %d is not one the stem rows take", *k);                 \
 		s.p.isa = ISA;                                                                \
 		check_shape(&s, 0);                                                           \
+	}                                                                                 \
+	ParameterizedTestParameters(primitives, smallplane_shapes_##sfx)                  \
+	{                                                                                 \
+		static int idx[N_SMALL];                                                      \
+		return shape_params(ISA, N_SMALL, 0, idx);                                    \
+	}                                                                                 \
+	ParameterizedTest(int *k, primitives, smallplane_shapes_##sfx)                    \
+	{                                                                                 \
+		skip_unless_supported(ISA);                                                   \
+		struct shape s = smallplane_shape(*k);                                        \
+		const struct rt_prim *dv = rt_prim_find("conv_direct_chw16c");                \
+		cr_assert(dv && dv->applies(&s.p, dv->variant),                               \
+		          "small-plane shape %d is not one conv_direct_chw16c takes", *k);    \
+		s.p.isa = ISA;                                                                \
+		check_shape(&s, 1);                                                           \
 	}                                                                                 \
 	ParameterizedTestParameters(primitives, network_layers_##sfx)                     \
 	{                                                                                 \
