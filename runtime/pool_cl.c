@@ -21,7 +21,9 @@
  *     rectangle and the loop has no bounds tests;
  *   - max and average are separate loops (no per-tap choice), windows 2 and
  *     3 wide are unrolled, and 3-wide windows at stride 1 or 2 are
- *     separable (rt_pool_cl_*_row_*);
+ *     separable (rt_pool_cl_*_row_*); 3-wide max windows of the blocked
+ *     layouts run whole rows, border columns included, in one such loop
+ *     (rt_pool_cl_max3_*);
  *   - a tap's offset is a pointer step (dilation x cc floats across, dilation
  *     x W x cc floats down), no index arithmetic per tap.
  * Averages multiply by the reciprocal of the count; the separable paths and
@@ -156,7 +158,9 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
  * set-up. Each input column is reduced down the nr rows once (xr: the
  * first valid row, [W][cc]); the outputs then keep the last column or two
  * in registers (rt_pool_cl_max_row_*'s scheme). c0: the input column under
- * output 0's first tap (-padL). */
+ * output 0's first tap (-padL). Taken where a block is whole vectors, not by
+ * the plain C code (VL 1): its column-by-column bounds tests made GoogLeNet's
+ * pools 10-30% slower there than the interior/border split. */
 #define RT_POOL_CL_MAX3_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX)                               \
 	static inline ATTR V rt_pool_cl_max3_col_##SUF(const float *xr, int col, int W, int nr,   \
 	                                               size_t du, int cc)                         \
@@ -342,7 +346,7 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 		rt_pool_cl_interior(p, &jl, &jr);                                                 \
 		/* 3-wide max windows in blocks of whole vectors: one loop a row */               \
 		const int max3 = !avg && p->kW == 3 && p->dW == 1 && (p->sW == 1 || p->sW == 2) &&   \
-		                 cc % VL == 0 && cc <= 16;                                        \
+		                 VL > 1 && cc % VL == 0 && cc <= 16;                                \
 		for (int k = begin; k < end; k++) {                                               \
 			const size_t b = (size_t)(k / p->oH);                                     \
 			const int i = k % p->oH;                                                  \
