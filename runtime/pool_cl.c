@@ -21,7 +21,9 @@
  *     rectangle and the loop has no bounds tests;
  *   - max and average are separate loops (no per-tap choice), windows 2 and
  *     3 wide are unrolled, and 3-wide windows at stride 1 or 2 are
- *     separable (rt_pool_cl_*_row_*);
+ *     separable (rt_pool_cl_*_row_*); 3-wide max windows of the blocked
+ *     layouts run whole rows, border columns included, in one such loop
+ *     (rt_pool_cl_max3_*);
  *   - a tap's offset is a pointer step (dilation x cc floats across, dilation
  *     x W x cc floats down), no index arithmetic per tap.
  * Averages multiply by the reciprocal of the count; the separable paths and
@@ -148,6 +150,53 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 		for (int j = 0; j < n; j++)                                                       \
 			rt_pool_cl_##NAME##_##SUF(cc, q + j * step, nr, du, nv, dv, scale,        \
 			                          yo + (size_t)j * cc);                           \
+	}
+/* A whole output row of a 3-wide max window at stride 1 or 2 (dilation 1),
+ * border columns included: an input column outside [0, W) (the pads, the
+ * ceil_mode overhang) reduces to -inf, so the border outputs take the same
+ * separable loop as the interior ones and a row has no per-column window
+ * set-up. Each input column is reduced down the nr rows once (xr: the
+ * first valid row, [W][cc]); the outputs then keep the last column or two
+ * in registers (rt_pool_cl_max_row_*'s scheme). c0: the input column under
+ * output 0's first tap (-padL). Taken where a block is whole vectors, not by
+ * the plain C code (VL 1): its column-by-column bounds tests made GoogLeNet's
+ * pools 10-30% slower there than the interior/border split. */
+#define RT_POOL_CL_MAX3_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX)                               \
+	static inline ATTR V rt_pool_cl_max3_col_##SUF(const float *xr, int col, int W, int nr,   \
+	                                               size_t du, int cc)                         \
+	{                                                                                         \
+		if (col < 0 || col >= W)                                                          \
+			return SET1(-INFINITY);                                                   \
+		const float *r = xr + (size_t)col * cc;                                           \
+		V a = LOAD(r);                                                                    \
+		for (int u = 1; u < nr; u++)                                                      \
+			a = MAX(a, LOAD(r + u * du));                                             \
+		return a;                                                                         \
+	}                                                                                         \
+	static inline ATTR void rt_pool_cl_max3_##SUF(int cc, const float *xr, int nr, size_t du, \
+	                                              int W, int c0, int s, int n, float *yo)    \
+	{                                                                                         \
+		for (int c = 0; c < cc; c += VL) {                                                \
+			const float *x = xr + c;                                                  \
+			float *o = yo + c;                                                        \
+			V a = rt_pool_cl_max3_col_##SUF(x, c0, W, nr, du, cc);                    \
+			if (s == 1) {                                                             \
+				V b = rt_pool_cl_max3_col_##SUF(x, c0 + 1, W, nr, du, cc);        \
+				for (int j = 0; j < n; j++, o += cc) {                            \
+					const V t = rt_pool_cl_max3_col_##SUF(x, c0 + j + 2, W, nr, du, cc); \
+					STORE(o, MAX(MAX(a, b), t));                              \
+					a = b;                                                    \
+					b = t;                                                    \
+				}                                                                 \
+			} else {                                                                  \
+				for (int j = 0; j < n; j++, o += cc) {                            \
+					const V b = rt_pool_cl_max3_col_##SUF(x, c0 + 2 * j + 1, W, nr, du, cc); \
+					const V t = rt_pool_cl_max3_col_##SUF(x, c0 + 2 * j + 2, W, nr, du, cc); \
+					STORE(o, MAX(MAX(a, b), t));                              \
+					a = t;                                                    \
+				}                                                                 \
+			}                                                                         \
+		}                                                                                 \
 	}
 #define RT_POOL_CL_KEEP_(a, s) ((void)(s), (a))
 #define RT_POOL_CL_SMAX_(a, t) ((t) > (a) ? (t) : (a))
@@ -283,6 +332,7 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 	                RT_POOL_CL_SMUL_, avg)                                                   \
 	RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX, -INFINITY, RT_POOL_CL_KEEP_, max) \
 	RT_POOL_CL_ROW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, ADD, 0.0f, MUL, avg)                \
+	RT_POOL_CL_MAX3_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX)                              \
 	RT_POOL_CHW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, MAX, -INFINITY, RT_POOL_CL_KEEP_,      \
 	             RT_POOL_CL_SMAX_, RT_POOL_CL_KEEP_, 0, max)                                 \
 	RT_POOL_CHW_(SUF, ATTR, V, VL, LOAD, STORE, SET1, ADD, 0.0f, MUL, RT_POOL_CL_SADD_,      \
@@ -294,6 +344,9 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 		const size_t dv = (size_t)p->dW * cc, du = (size_t)p->dH * p->W * cc;             \
 		int jl, jr;                                                                       \
 		rt_pool_cl_interior(p, &jl, &jr);                                                 \
+		/* 3-wide max windows in blocks of whole vectors: one loop a row */               \
+		const int max3 = !avg && p->kW == 3 && p->dW == 1 && (p->sW == 1 || p->sW == 2) &&   \
+		                 VL > 1 && cc % VL == 0 && cc <= 16;                                \
 		for (int k = begin; k < end; k++) {                                               \
 			const size_t b = (size_t)(k / p->oH);                                     \
 			const int i = k % p->oH;                                                  \
@@ -307,6 +360,10 @@ static inline void rt_pool_cl_taps(int i, int s, int pad0, int pad1, int d, int 
 			                     : xp;                                                \
 			const float inner = p->count_include_pad ? (float)(ph * p->kW) : (float)(nr * p->kW); \
 			const float inner_scale = inner > 0 ? 1.0f / inner : 0.0f;                \
+			if (max3 && nr) {                                                         \
+				rt_pool_cl_max3_##SUF(cc, xr, nr, du, p->W, -p->padL, p->sW, p->oW, yo); \
+				continue;                                                         \
+			}                                                                         \
 			for (int j = 0; j < p->oW; j++, yo += cc) {                               \
 				if (j == jl && jr > jl && nr) {                                   \
 					const float *q = xr + (size_t)(j * p->sW - p->padL) * cc; \
