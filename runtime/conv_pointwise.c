@@ -22,7 +22,9 @@
  * Weights (prep_pointwise.c) are packed at compile time as
  * [ceil(M/wb)][C][wb], wb = the block (16 for HWC), the channels past M zero:
  * a tile's weight vectors for one input channel are contiguous, and
- * consecutive input channels are wb floats apart.
+ * consecutive input channels are wb floats apart. Blocks of 16 whose last
+ * block holds 8 channels or fewer also carry that block interleaved by input
+ * channel pairs (rt_pw_half_avx512).
  *
  * Pixels: with stride 1 the output pixels are the input pixels, so the plane
  * is one row of oH*oW pixels and a tile may span image rows (7x7 and 14x14
