@@ -22,7 +22,9 @@
  * Weights (prep_pointwise.c) are packed at compile time as
  * [ceil(M/wb)][C][wb], wb = the block (16 for HWC), the channels past M zero:
  * a tile's weight vectors for one input channel are contiguous, and
- * consecutive input channels are wb floats apart.
+ * consecutive input channels are wb floats apart. Blocks of 16 whose last
+ * block holds 8 channels or fewer also carry that block interleaved by input
+ * channel pairs (rt_pw_half_avx512).
  *
  * Pixels: with stride 1 the output pixels are the input pixels, so the plane
  * is one row of oH*oW pixels and a tile may span image rows (7x7 and 14x14
@@ -437,6 +439,124 @@ RT_SIMD_EACH(RT_PW_WIDER_)
 RT_SIMD_EACH(RT_PW_WIDE_)
 RT_SIMD_EACH(RT_PW_DISPATCH_)
 
+#if RT_SIMD_HAVE_AVX512
+/* Blocked 16 on AVX-512, the last output channel vector when it holds 8
+ * channels or fewer (M = 24, 40, ...: a vector of 16 would waste half or more
+ * of its FMAs on the padding). Its accumulator h per pixel instead holds 8
+ * channels x 2 input channel parities: lane 2i sums m = m0 + i over the even
+ * input channels (from the bias), lane 2i+1 over the odd ones (from 0), so
+ * one FMA covers 2 input channels, with the pair x[c], x[c+1] (adjacent in
+ * the block) broadcast as one 64-bit value and the weights interleaved the
+ * same way (prep_pointwise_pack's tail: [ceil(C/2)][16], lane 2i+p = w[m0 +
+ * i][2k + p]). The full vector's x[c+1] is that pair's odd lanes (a shuffle,
+ * not a third load per pixel): the tile is then 36 FMAs per 2 input channels
+ * and 12 pixels against 27 loads, where broadcasting x[c+1] from memory too
+ * made it 39 and load-bound (96 -> 24 on 56 x 56, CPU time, medians of 300:
+ * 81-83 us, with the shuffle 71-73, with both from the pair 75; the 32-wide
+ * tile it replaces 89). The store adds the two halves (a permute each) and goes
+ * through rt_pw_out_avx512 like any partial vector. A full vector vf, when
+ * the tile has one (nf), runs alongside in the usual order, bit for bit as
+ * rt_pw_tile_avx512 computes it. */
+#define RT_PH_BC2_(p) _mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_castsi128_pd(              \
+	_mm_loadl_epi64((const __m128i *)(const void *)(p)))))
+#define RT_PH_PAIR_(J)                                                                       \
+	if (nr > J) {                                                                           \
+		const float *xj = x0 + (J) * xp;                                                    \
+		const __m512 x2 = RT_PH_BC2_(xj); /* x[c], x[c+1], x[c], ... */                      \
+		if (nf) {                                                                           \
+			a##J = _mm512_fmadd_ps(_mm512_set1_ps(xj[0]), wa, a##J);                        \
+			a##J = _mm512_fmadd_ps(_mm512_movehdup_ps(x2), wb1, a##J);                      \
+		}                                                                                   \
+		h##J = _mm512_fmadd_ps(x2, wh2, h##J);                                              \
+	}
+#define RT_PH_ODD_(J)                                                                        \
+	if (nr > J) {                                                                           \
+		const __m512 xv = _mm512_set1_ps(x0[(J) * xp]);                                     \
+		if (nf) a##J = _mm512_fmadd_ps(xv, wa, a##J);                                       \
+		h##J = _mm512_mask3_fmadd_ps(xv, wh2, h##J, 0x5555);                                \
+	}
+#define RT_PH_SUM_(J)                                                                        \
+	h##J = _mm512_add_ps(_mm512_maskz_permutexvar_ps(0x00ff, ie, h##J),                      \
+	                     _mm512_maskz_permutexvar_ps(0x00ff, io, h##J));
+static inline __attribute__((always_inline)) RT_PW_ATTR_avx512 void rt_pw_half_avx512(
+    int nr, int nf, const struct rt_pw_geom_ *g, const float *x, size_t xp,
+    const float *bias, /* [2][16]: the full vector's, then the half's */
+    const struct rt_pw_vec_ *vf, const struct rt_pw_vec_ *vh,
+    const float *wh) /* the interleaved weights of vh, [ceil(C/2)][16] */
+{
+	const __m512i ib = _mm512_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+	const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m512 bz0 = _mm512_loadu_ps(bias);
+	const __m512 bzh = _mm512_maskz_permutexvar_ps(0x5555, ib, _mm512_loadu_ps(bias + 16));
+	__m512 a0 = bz0, a1 = bz0, a2 = bz0, a3 = bz0, a4 = bz0, a5 = bz0;
+	__m512 a6 = bz0, a7 = bz0, a8 = bz0, a9 = bz0, a10 = bz0, a11 = bz0;
+	__m512 h0 = bzh, h1 = bzh, h2 = bzh, h3 = bzh, h4 = bzh, h5 = bzh;
+	__m512 h6 = bzh, h7 = bzh, h8 = bzh, h9 = bzh, h10 = bzh, h11 = bzh;
+	const float *wf = vf->w; /* read only when nf */
+	for (int j = 0; j < nr; j++) {
+		const size_t o = (size_t)j * g->ypix;
+		if (vh->r) RT_PW_PREFETCH2_avx512(vh->r + o);
+		RT_PW_PREFETCH2_avx512(vh->y + o);
+		if (nf) {
+			if (vf->r) RT_PW_PREFETCH2_avx512(vf->r + o);
+			RT_PW_PREFETCH2_avx512(vf->y + o);
+		}
+	}
+	for (int cb = 0; cb < g->ncb; cb++) {
+		const int nci = cb == g->ncb - 1 ? g->C - cb * g->nci : g->nci;
+		const float *x0 = x + cb * g->xcb;
+		if (cb + 1 < g->ncb) /* the next block's pixels: nr lines a block apart */
+			for (int j = 0; j < nr; j++)
+				RT_PW_PREFETCH_avx512(x0 + g->xcb + j * xp);
+		int ci = 0;
+		for (; ci + 1 < nci; ci += 2, x0 += 2, wh += 16) {
+			const __m512 wh2 = _mm512_loadu_ps(wh);
+			const __m512 wa = nf ? _mm512_loadu_ps(wf) : wh2;
+			const __m512 wb1 = nf ? _mm512_loadu_ps(wf + 16) : wh2;
+			if (nf)
+				wf += 32;
+			RT_PH_PAIR_(0) RT_PH_PAIR_(1) RT_PH_PAIR_(2) RT_PH_PAIR_(3)
+			RT_PH_PAIR_(4) RT_PH_PAIR_(5) RT_PH_PAIR_(6) RT_PH_PAIR_(7)
+			RT_PH_PAIR_(8) RT_PH_PAIR_(9) RT_PH_PAIR_(10) RT_PH_PAIR_(11)
+		}
+		if (ci < nci) { /* C odd: its last channel, the odd lanes left alone */
+			const __m512 wh2 = _mm512_loadu_ps(wh);
+			const __m512 wa = nf ? _mm512_loadu_ps(wf) : wh2;
+			if (nf)
+				wf += 16;
+			RT_PH_ODD_(0) RT_PH_ODD_(1) RT_PH_ODD_(2) RT_PH_ODD_(3)
+			RT_PH_ODD_(4) RT_PH_ODD_(5) RT_PH_ODD_(6) RT_PH_ODD_(7)
+			RT_PH_ODD_(8) RT_PH_ODD_(9) RT_PH_ODD_(10) RT_PH_ODD_(11)
+		}
+	}
+	RT_PH_SUM_(0) RT_PH_SUM_(1) RT_PH_SUM_(2) RT_PH_SUM_(3) RT_PH_SUM_(4) RT_PH_SUM_(5)
+	RT_PH_SUM_(6) RT_PH_SUM_(7) RT_PH_SUM_(8) RT_PH_SUM_(9) RT_PH_SUM_(10) RT_PH_SUM_(11)
+	if (nf)
+		rt_pw_out_avx512(nr, g, vf, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
+	rt_pw_out_avx512(nr, g, vh, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, h10, h11);
+}
+#define RT_PH_CASE_(N)                                                                       \
+	case N:                                                                                 \
+		if (nf)                                                                             \
+			rt_pw_half_avx512(N, 1, g, x, xp, bias, vf, vh, wh);                            \
+		else                                                                                \
+			rt_pw_half_avx512(N, 0, g, x, xp, bias, vf, vh, wh);                            \
+		break;
+static RT_PW_ATTR_avx512 void rt_pw_hrun_avx512(int nr, int nf, const struct rt_pw_geom_ *g,
+                                               const float *x, size_t xp, const float *bias,
+                                               const struct rt_pw_vec_ *vf,
+                                               const struct rt_pw_vec_ *vh, const float *wh)
+{
+	switch (nr) {
+		RT_PH_CASE_(1) RT_PH_CASE_(2) RT_PH_CASE_(3) RT_PH_CASE_(4)
+		RT_PH_CASE_(5) RT_PH_CASE_(6) RT_PH_CASE_(7) RT_PH_CASE_(8)
+		RT_PH_CASE_(9) RT_PH_CASE_(10) RT_PH_CASE_(11) RT_PH_CASE_(12)
+	default: break;
+	}
+}
+#endif
+
 struct rt_pw_job_ {
 	const struct rt_conv2d *p;
 	const struct rt_pw_geom_ *g;
@@ -448,6 +568,7 @@ struct rt_pw_job_ {
 	int flat;               /* stride 1: the plane is one row of oH*oW pixels */
 	int rows, len;          /* rows of pixels (1 when flat) and pixels per row */
 	int tpr, tiles, band;   /* tiles per row, in all, per band */
+	const float *wh;        /* the last vector's interleaved weights (rt_pw_half_avx512), or NULL */
 	size_t xpx;             /* input floats per pixel within a block: bs, or C */
 };
 
@@ -489,6 +610,12 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 				v[k2].y = j->y + yoff[k2] + qout * g->ypix;
 				v[k2].r = j->r ? j->r + yoff[k2] + qout * g->ypix : NULL;
 			}
+#if RT_SIMD_HAVE_AVX512
+			if (j->wh && q + nv == j->nvec) {
+				rt_pw_hrun_avx512(nr, nv - 1, g, x, xp, bias, &v[0], &v[nv - 1], j->wh);
+				continue;
+			}
+#endif
 			switch (j->isa) {
 #if RT_SIMD_HAVE_AVX512
 			case RT_SGEMM_ISA_AVX512: rt_pw_run_avx512(nr, nv, g, x, xp, bias, &v[0], &v[1]); break;
@@ -548,6 +675,11 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 	j.nr = nr;
 	j.nvec = bs ? (p->M + bs - 1) / bs * (bs / vl) : (p->M + vl - 1) / vl;
 	j.pairs = (j.nvec + 1) / 2;
+	/* blocks of 16 on AVX-512 whose last vector has 8 channels or fewer: that
+	 * vector runs 2 input channels per FMA on its interleaved weights, which
+	 * prep_pointwise_pack appends after the blocks */
+	j.wh = isa == RT_SGEMM_ISA_AVX512 && bs == 16 && p->M % 16 != 0 && p->M % 16 <= 8
+	       ? w + (size_t)((p->M + 15) / 16) * 16 * p->C : NULL;
 	j.xpx = bs ? (size_t)bs : (size_t)p->C;
 	/* stride 1 reads every pixel in order: the plane is one row */
 	j.flat = p->sH == 1 && p->sW == 1;

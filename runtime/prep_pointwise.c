@@ -12,15 +12,26 @@ int prep_pointwise_applies(const struct rt_conv2d *p, int variant)
 
 static int weight_block(int variant) { return variant ? variant : 16; }
 
+/* Blocks of 16 whose last block holds 8 output channels or fewer get that
+ * block again, interleaved by input channel pairs, after the blocks (what
+ * conv_pointwise.c's rt_pw_half_avx512 reads). */
+static int pairs_tail(const struct rt_conv2d *p, int variant)
+{
+	return variant == 16 && p->M % 16 != 0 && p->M % 16 <= 8;
+}
+
 size_t prep_pointwise_packed(const struct rt_conv2d *p, int variant)
 {
 	const size_t wb = (size_t)weight_block(variant);
-	return ((size_t)p->M + wb - 1) / wb * wb * (size_t)p->C;
+	return ((size_t)p->M + wb - 1) / wb * wb * (size_t)p->C +
+	       (pairs_tail(p, variant) ? ((size_t)p->C + 1) / 2 * 16 : 0);
 }
 
 void prep_pointwise_pack(const struct rt_conv2d *p, int variant,
                          const float *w, /* [M][C] */
-                         float *out)     /* out: [ceil(M/wb)][C][wb] */
+                         float *out)     /* out: [ceil(M/wb)][C][wb], then for blocks of 16
+                                            whose last holds 8 channels or fewer that block's
+                                            channel pairs, [ceil(C/2)][16] */
 {
 	const int wb = weight_block(variant), mb = (p->M + wb - 1) / wb;
 	size_t k = 0;
@@ -30,4 +41,13 @@ void prep_pointwise_pack(const struct rt_conv2d *p, int variant,
 				const int m = ob * wb + l;
 				out[k] = m < p->M ? w[(size_t)m * p->C + c] : 0.0f;
 			}
+	if (!pairs_tail(p, variant))
+		return;
+	/* [ceil(C/2)][16]: lane 2i + e holds w[m0 + i][2k + e], 0 past M or C */
+	const int m0 = (mb - 1) * wb;
+	for (int c2 = 0; c2 < (p->C + 1) / 2; c2++)
+		for (int l = 0; l < 16; l++, k++) {
+			const int m = m0 + l / 2, c = 2 * c2 + l % 2;
+			out[k] = m < p->M && c < p->C ? w[(size_t)m * p->C + c] : 0.0f;
+		}
 }
