@@ -678,7 +678,7 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 	/* blocks of 16 on AVX-512 whose last vector has 8 channels or fewer: that
 	 * vector runs 2 input channels per FMA on its interleaved weights, which
 	 * prep_pointwise_pack appends after the blocks */
-	j.wh = isa == RT_SGEMM_ISA_AVX512 && bs == 16 && p->M % 16 != 0 && p->M % 16 <= 8
+	j.wh = isa == RT_SGEMM_ISA_AVX512 && rt_pw_pairs_tail(p->M, bs)
 	       ? w + (size_t)((p->M + 15) / 16) * 16 * p->C : NULL;
 	j.xpx = bs ? (size_t)bs : (size_t)p->C;
 	/* stride 1 reads every pixel in order: the plane is one row */

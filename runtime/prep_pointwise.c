@@ -14,10 +14,11 @@ static int weight_block(int variant) { return variant ? variant : 16; }
 
 /* Blocks of 16 whose last block holds 8 output channels or fewer get that
  * block again, interleaved by input channel pairs, after the blocks (what
- * conv_pointwise.c's rt_pw_half_avx512 reads). */
+ * conv_pointwise.c's rt_pw_half_avx512 reads; rt_pw_pairs_tail is the rule
+ * both sides follow). */
 static int pairs_tail(const struct rt_conv2d *p, int variant)
 {
-	return variant == 16 && p->M % 16 != 0 && p->M % 16 <= 8;
+	return rt_pw_pairs_tail(p->M, variant);
 }
 
 size_t prep_pointwise_packed(const struct rt_conv2d *p, int variant)

@@ -97,6 +97,16 @@ static inline float rt_act_apply(int act, float alpha, float beta, float v)
 	default: return v;
 	}
 }
+static inline int rt_pw_pairs_tail(int M, int bs)
+{
+	/* Whether a 1x1 convolution's weights, packed in blocks of bs output
+	 * channels, also carry their last block interleaved by input channel
+	 * pairs: blocks of 16 whose last holds 8 channels or fewer. The packer
+	 * (prep_pointwise_pack) appends that tail and the AVX-512 kernel
+	 * (conv_pointwise.c) reads it, both by this rule. (Said inside the body,
+	 * so a model that does not call it gets none of its text.) */
+	return bs == 16 && M % 16 != 0 && M % 16 <= 8;
+}
 static inline void rt_tap_range(int i0, int d, int n, int k, int *t0, int *t1)
 {
 	/* [*t0, *t1): the t < k with 0 <= i0 + t*d < n (empty, *t0 == *t1,
