@@ -483,6 +483,51 @@ void train_print_init_bits(FILE *o, const struct train_plan *p, const char *type
 	fprintf(o, "};\n\n");
 }
 
+/* Writes rt_types.h to out, without the static inlines that the runtime text
+ * in scratch (a tmpfile) does not call, then that text; closes scratch. The
+ * generated statements after it call only rt_sgemm and the rt_train_ ops. */
+static int splice_runtime(FILE *out, FILE *scratch)
+{
+	long size = ftell(scratch);
+	char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+	int ok = text && fseek(scratch, 0, SEEK_SET) == 0 &&
+	         fread(text, 1, (size_t)size, scratch) == (size_t)size;
+	fclose(scratch);
+	if (!ok) {
+		free(text);
+		return -1;
+	}
+	text[size] = '\0';
+	/* rt_types.h's helpers call none of each other, so one pass decides */
+	const char *types = train_runtime_text("runtime/rt_types.h");
+	char names[16][64];
+	const char *drop[17];
+	int n_drop = 0;
+	for (const char *s = strstr(types, "\nstatic inline "); s; s = strstr(s + 1, "\nstatic inline ")) {
+		const char *paren = strchr(s + 1, '(');
+		const char *id = paren;
+		while (id > s && (id[-1] == '_' || (id[-1] >= 'a' && id[-1] <= 'z') ||
+		                  (id[-1] >= '0' && id[-1] <= '9')))
+			id--;
+		size_t len = (size_t)(paren - id);
+		if (n_drop == 16 || len >= sizeof names[0])
+			unreachable("rt_types.h has more or longer inlines than splice_runtime holds");
+		memcpy(names[n_drop], id, len);
+		names[n_drop][len] = '(';
+		names[n_drop][len + 1] = '\0';
+		if (!strstr(text, names[n_drop])) {
+			names[n_drop][len] = '\0';
+			drop[n_drop] = names[n_drop];
+			n_drop++;
+		}
+	}
+	drop[n_drop] = NULL;
+	train_copy_runtime_except(out, "runtime/rt_types.h", drop);
+	fwrite(text, 1, (size_t)size, out);
+	free(text);
+	return 0;
+}
+
 static int emit_c_file(FILE *o, const struct train_plan *p, const char *N, const char *base)
 {
 	const struct graph *g = p->g;
@@ -510,10 +555,14 @@ static int emit_c_file(FILE *o, const struct train_plan *p, const char *N, const
 	fprintf(o, "#include \"%s.h\"\n\n#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n"
 	        "#include <string.h>\n\n", base);
 	fprintf(o, "#define RT_FN static\n#define RT_SGEMM_ISA %s\n\n", isa_macros[p->opt->isa]);
-	/* the convolutions' window clip is the one rt_types.h helper a
-	 * fully-connected trainer never calls (clang warns on an unused one) */
-	static const char *const unused_inlines[] = {"rt_tap_range", NULL};
-	train_copy_runtime_except(o, "runtime/rt_types.h", unused_inlines);
+	/* The runtime text after rt_types.h goes to a scratch file first, so
+	 * that rt_types.h's static inlines are copied only where that text
+	 * calls them (clang warns on an unused one, and the header grows
+	 * helpers a fully-connected trainer never calls). */
+	FILE *const out = o;
+	o = tmpfile();
+	if (!o)
+		return -1;
 	train_copy_runtime(o, "runtime/sgemm.h");
 	if (p->opt->blas_openblas) {
 		train_copy_runtime(o, "runtime/sgemm_cblas.c");
@@ -546,6 +595,9 @@ static int emit_c_file(FILE *o, const struct train_plan *p, const char *N, const
 	                                                       : "rt_train_adam";
 	used[n_used] = NULL;
 	train_copy_functions(o, "runtime/train_ops.c", used);
+	if (splice_runtime(out, o) != 0)
+		return -1;
+	o = out;
 
 	fprintf(o, "/* ---- state: every buffer static, sized for batch %d ---- */\n", to->batch);
 	train_print_init_bits(o, p, "uint32_t");
