@@ -918,8 +918,9 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		if (l->unit == RT_UNIT_CONV_PW_DW) {
 			print_conv_struct(e, "pe", &l->conv_pw);
 			print_conv_struct(e, "pd", c);
-			emit_line(e, "rt_conv_pw_dw(&pe, &pd, x, we, %s, w, %s, y, ws);",
-			          emit_has_arg(l, "be") ? "be" : "NULL", emit_has_arg(l, "b") ? "b" : "NULL");
+			emit_line(e, "rt_conv_pw_dw(&pe, &pd, %d, x, we, %s, w, %s, y, ws);",
+			          l->prim->variant, emit_has_arg(l, "be") ? "be" : "NULL",
+			          emit_has_arg(l, "b") ? "b" : "NULL");
 			break;
 		}
 		float_lit(f[0], sizeof f[0], c->alpha);

@@ -200,23 +200,62 @@ int fuse_concat_free(const struct node *n, enum layout layout)
 
 /* ---- 1x1 fused into the depthwise after it ---------------------------------
  * MobileNetV2's inverted residual block expands with a 1x1 (+ReLU6) to 6x the
- * channels, then runs a 3x3 depthwise on that. Where select chose the HWC
- * pointwise row for the 1x1 and the HWC depthwise rows for the depthwise, and
- * the expanded tensor e is read by the depthwise alone, runtime/conv_pw_dw.c
- * computes both band by band, e never leaving L2; its output is bitwise the
- * pair's. Fused only where e is at least FUSE_PW_DW_MIN_BYTES: measured
- * (library kernels, 1 thread, AVX-512, CPU time, medians, unfused / fused,
- * caches warm as inside the network) 1.2 at 112 x 112 x 96 (stride 2), 1.08
- * at 56 x 56 x 144 (stride 1), 1.05 (stride 2), 1.01 at 28 x 28 x 192 (588
- * KiB); at 14 x 14 and 7 x 7 e stays in L2 anyway, the bands re-read the
- * 1x1's weights and the whole network got slower. A rewrite after
- * selection, not a choice inside it: both layers keep the rows (and costs)
- * select gave them. */
-#define FUSE_PW_DW_MIN_BYTES (1024 * 1024)
+ * channels, then runs a 3x3 depthwise on that. Where select chose the
+ * pointwise row for the 1x1 and the depthwise rows for the depthwise in one
+ * layout (HWC, CHW16c or CHW8c: pw_dw_pairs), and the expanded tensor e is
+ * read by the depthwise alone, runtime/conv_pw_dw.c computes both band by
+ * band, e never leaving L2; its output is bitwise the pair's. A rewrite
+ * after selection, not a choice inside it: both layers keep the rows (and
+ * costs) select gave them. Fused only where e is at least the pair's
+ * min_bytes, where skipping e's trip through the outer caches pays for the
+ * bands' overheads (rows of e computed twice at chunk edges, kept rows
+ * moved, many short kernel calls):
+ * - HWC, 1 MiB: measured (library kernels, 1 thread, AVX-512 Xeon, CPU time,
+ *   medians, unfused / fused, caches warm as inside the network) 1.2 at 112 x
+ *   112 x 96 (stride 2), 1.08 at 56 x 56 x 144 (stride 1), 1.05 (stride 2),
+ *   1.01 at 28 x 28 x 192 (588 KiB); at 14 x 14 and 7 x 7 e stays in L2
+ *   anyway, the bands re-read the 1x1's weights and the whole network got
+ *   slower.
+ * - CHW16c / CHW8c, 6 MiB: on Zen 5 (32 MiB L3; 1 thread, CPU time, medians
+ *   of 30-300 calls, both in one process, 2 rounds) the blocked pair reads e
+ *   back from L3 about as fast as the bands do from L2: 0.94-0.98 at 28 x 28
+ *   x 192, 0.96-0.99 at 56 x 56 x 144 (stride 1), 0.97-1.0 (stride 2),
+ *   0.99-1.03 at 112 x 112 x 96 (4.6 MiB; 1.08-1.11 while other processes
+ *   loaded the L3), then 1.05-1.11 at 112 x 112 x 144 (7.2 MiB, stride 1),
+ *   1.08-1.12 (stride 2), 1.22-1.29 at 160 x 160 x 96, 1.29-1.31 at 224 x
+ *   224 x 96. MobileNetV2 at 224 x 224 fused its three largest pairs 1.5%
+ *   slower in all (whole network, CPU time, 9 rounds), so it fuses none;
+ *   at 448 x 448 the first three pairs fuse. */
+
+/* The row pairs conv_pw_dw.c runs, with its variant, and the least size of
+ * e (bytes) at which they fuse. */
+static const struct {
+	const char *pw, *dw;
+	int variant;
+	size_t min_bytes;
+} pw_dw_pairs[] = {
+	{"conv_pointwise_hwc", "conv_depthwise_rows_hwc", 0, (size_t)1 << 20},
+	{"conv_pointwise_chw16c", "conv_depthwise_rows_chw16c", 16, (size_t)6 << 20},
+	{"conv_pointwise_chw8c", "conv_depthwise_rows_chw8c", 8, (size_t)6 << 20},
+};
 
 int fuse_has_pw(const struct node *n)
 {
 	return n->op == OP_CONV && n->n_inputs > FUSE_PW_INPUT && n->inputs[FUSE_PW_INPUT] != NULL;
+}
+
+/* The row of pw_dw_pairs that depthwise n's rows and its input's
+ * producer's are, -1 where none. */
+static int pw_dw_pair(const struct node *n)
+{
+	const struct node *pw = n->n_inputs > 0 && n->inputs[0] ? n->inputs[0]->producer : NULL;
+	for (int k = 0; pw && n->primitive && pw->primitive &&
+	                k < (int)(sizeof pw_dw_pairs / sizeof pw_dw_pairs[0]);
+	     k++)
+		if (strcmp(n->primitive, pw_dw_pairs[k].dw) == 0 &&
+		    strcmp(pw->primitive, pw_dw_pairs[k].pw) == 0)
+			return k;
+	return -1;
 }
 
 static int readers(const struct graph *g, const struct tensor *t)
@@ -235,20 +274,20 @@ int fuse_pw_dw(struct graph *g, const struct options *opt)
 	int fused = 0;
 	for (int i = 0; i < g->n_nodes; i++) {
 		struct node *d = g->nodes[i];
-		if (d->dead || d->op != OP_CONV || !d->primitive ||
-		    strcmp(d->primitive, "conv_depthwise_rows_hwc") != 0 || fuse_has_residual(d) ||
-		    d->n_inputs > FUSE_RESIDUAL_INPUT)
+		if (d->dead || d->op != OP_CONV || !d->primitive || fuse_has_residual(d) ||
+		    d->n_inputs > FUSE_RESIDUAL_INPUT || d->n_inputs < 1)
 			continue;
 		struct tensor *e = d->inputs[0];
 		struct node *pw = live_producer(e);
-		if (!pw || pw->op != OP_CONV || !pw->primitive ||
-		    strcmp(pw->primitive, "conv_pointwise_hwc") != 0 || fuse_has_residual(pw) ||
-		    fuse_has_pw(pw) || pw->outputs[0] != e || is_graph_output(g, e) ||
-		    readers(g, e) != 1 || ir_nbytes(e) < FUSE_PW_DW_MIN_BYTES)
+		const int k = pw_dw_pair(d);
+		if (k < 0 || !pw || pw->op != OP_CONV || fuse_has_residual(pw) || fuse_has_pw(pw) ||
+		    pw->outputs[0] != e || is_graph_output(g, e) || readers(g, e) != 1 ||
+		    ir_nbytes(e) < pw_dw_pairs[k].min_bytes)
 			continue;
+		const int variant = pw_dw_pairs[k].variant;
 		struct rt_conv2d pe, pd;
 		if (pass_conv_params(pw, opt->isa, &pe) || pass_conv_params(d, opt->isa, &pd) ||
-		    !prep_pw_dw_applies(&pe, &pd))
+		    !prep_pw_dw_applies(&pe, &pd, variant))
 			continue;
 		struct tensor **in = arena_alloc(&g->arena, (FUSE_PW_INPUT + 3) * sizeof *in);
 		for (int k = 0; k < FUSE_PW_INPUT; k++)
@@ -258,7 +297,7 @@ int fuse_pw_dw(struct graph *g, const struct options *opt)
 		in[FUSE_PW_INPUT + 2] = pw->n_inputs > 2 ? pw->inputs[2] : NULL;
 		d->inputs = in;
 		d->n_inputs = FUSE_PW_INPUT + 3;
-		const size_t ws = prep_pw_dw_ws(&pd) * sizeof(float);
+		const size_t ws = prep_pw_dw_ws(&pd, variant) * sizeof(float);
 		d->ws_bytes = d->ws_bytes > ws ? d->ws_bytes : ws;
 		pw->fused_into = d;
 		pw->ws_bytes = 0;

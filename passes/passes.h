@@ -174,7 +174,7 @@ int fuse_concat_slices(const struct graph *g, const struct node *n, size_t *off)
 /* Whether Concat n will be zero-copy if selection gives it `layout` (its
  * inputs converted to it): then it costs nothing (nc_alternatives). */
 int fuse_concat_free(const struct node *n, enum layout layout);
-/* A 1x1 Conv on HWC fused into the depthwise that reads its output, after
+/* A 1x1 Conv (HWC, CHW16c or CHW8c) fused into the depthwise that reads its output, after
  * selection (fuse_pw_dw in fuse.c): the depthwise gets the 1x1's input,
  * packed weights and bias as inputs FUSE_PW_INPUT .. FUSE_PW_INPUT + 2 (so
  * plan_memory keeps the 1x1's input alive until it runs) and the fused

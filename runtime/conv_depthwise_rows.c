@@ -499,11 +499,12 @@ static inline int rt_dwr_slices_(const struct rt_conv2d *p, int variant)
 /* Items [begin, end) of the whole convolution: item k is output row
  * k % oH of view k / oH, the views being, image after image, the image's
  * channel slices (HWC, variant 0; rt_dwr_slices_) or its blocks of B
- * channels (variants 8, 16). */
+ * channels (variants 8, 16), xcb floats apart in x and ycb in y. */
 #define RT_DWR_ALL_(X, VL)                                                                  \
 	static RT_DWR_ATTR_##X void rt_dwr_all_##X(const struct rt_conv2d *p, int variant,       \
-	                                          const float *x, const float *wp,               \
-	                                          const float *b, float *y, int begin, int end)  \
+	                                          const float *x, size_t xcb, const float *wp,   \
+	                                          const float *b, float *y, size_t ycb,          \
+	                                          int begin, int end)                            \
 	{                                                                                       \
 		const int Mp = (p->M + 15) / 16 * 16;                                               \
 		const size_t xi = (size_t)p->H * p->W, yi = (size_t)p->oH * p->oW;                  \
@@ -515,8 +516,8 @@ static inline int rt_dwr_slices_(const struct rt_conv2d *p, int variant)
 			const int i1 = end - (k - i0) < p->oH ? end - (k - i0) : p->oH;                 \
 			const int n = v / nb, cb = v % nb;                                              \
 			if (B)                                                                          \
-				rt_dwr_view_##X(p, x + ((size_t)n * nb + cb) * xi * B, B,                   \
-				                y + ((size_t)n * nb + cb) * yi * B, B, wp + B * cb, Mp,     \
+				rt_dwr_view_##X(p, x + ((size_t)n * nb + cb) * xcb, B,                      \
+				                y + ((size_t)n * nb + cb) * ycb, B, wp + B * cb, Mp,        \
 				                b ? b + B * cb : NULL, p->C - B * cb, p->C - B * cb,       \
 				                B / VL, 1, 1, i0, i1);                                      \
 			else if (S == 1)                                                                \
@@ -565,6 +566,7 @@ struct rt_dwr_job_ {
 	int variant;
 	const float *x, *w, *b;
 	float *y;
+	size_t xcb, ycb; /* blocked: floats between channel blocks of x and of y */
 };
 
 /* Output rows [begin, end) of every view (RT_DWR_ALL_), on the ISA's code. */
@@ -575,29 +577,61 @@ static void rt_dwr_items_(void *ctx, int begin, int end)
 	(void)p;
 #if RT_SGEMM_HAVE_AVX512
 	if (p->isa == RT_SGEMM_ISA_AVX512 && j->variant != 8) {
-		rt_dwr_all_z(p, j->variant, j->x, j->w, j->b, j->y, begin, end);
+		rt_dwr_all_z(p, j->variant, j->x, j->xcb, j->w, j->b, j->y, j->ycb, begin, end);
 		return;
 	}
 #endif
 #if RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2
 	if (p->isa == RT_SGEMM_ISA_AVX512 || p->isa == RT_SGEMM_ISA_AVX2) {
-		rt_dwr_all_y(p, j->variant, j->x, j->w, j->b, j->y, begin, end);
+		rt_dwr_all_y(p, j->variant, j->x, j->xcb, j->w, j->b, j->y, j->ycb, begin, end);
 		return;
 	}
 #endif
 #if RT_SGEMM_HAVE_NEON
 	if (p->isa == RT_SGEMM_ISA_NEON) {
-		rt_dwr_all_n(p, j->variant, j->x, j->w, j->b, j->y, begin, end);
+		rt_dwr_all_n(p, j->variant, j->x, j->xcb, j->w, j->b, j->y, j->ycb, begin, end);
 		return;
 	}
 #endif
 #if RT_SGEMM_HAVE_C
-	rt_dwr_all_c(p, j->variant, j->x, j->w, j->b, j->y, begin, end);
+	rt_dwr_all_c(p, j->variant, j->x, j->xcb, j->w, j->b, j->y, j->ycb, begin, end);
 #endif
 }
 
 /* Threads take whole output rows of a view (rt_parallel), so every output
- * element gets the same arithmetic whoever computes it. */
+ * element gets the same arithmetic whoever computes it. The blocked
+ * variants take the distance between channel blocks (0: the dense H*W*B and
+ * oH*oW*B), so a caller can run a band of output rows on an input that is a
+ * short image of its own (conv_pw_dw.c): y then points at the band's first
+ * row in block 0 of the output, ycb = oH*oW*B of the whole output. Images
+ * lie ceil(C/B)*xcb and ceil(M/B)*ycb floats apart; HWC ignores both. */
+RT_FN void rt_conv_depthwise_rows_blocks(const struct rt_conv2d *p, int variant,
+                                         const float *x, /* [N][H][W][C] (0) or
+                                                            [N][ceil(C/B)] blocks, xcb
+                                                            apart, of [H][W][B] (B = 8, 16) */
+                                         size_t xcb,
+                                         const float *w, /* packed [K*K][Mp], Mp = M
+                                                            rounded up to 16 */
+                                         const float *b, /* [M] or NULL */
+                                         float *y,       /* out: [N][oH][oW][M] or
+                                                            [N][ceil(M/B)] blocks, ycb
+                                                            apart, of [oH][oW][B] */
+                                         size_t ycb)
+{
+	const int B = variant == 8 || variant == 16 ? variant : 0;
+	struct rt_dwr_job_ j = {p, variant, x, w, b, y,
+	                        xcb ? xcb : (size_t)p->H * p->W * B,
+	                        ycb ? ycb : (size_t)p->oH * p->oW * B};
+	const int items = p->N * (B ? (p->C + B - 1) / B : rt_dwr_slices_(p, variant)) * p->oH;
+	/* a depthwise multiply-add counts 4 (it runs at about a quarter of a
+	 * dense convolution's rate: MobileNetV2's 28 x 28 x 144 layer, 1 M of
+	 * them, took about 100 us) */
+	if (4.0 * p->M * p->kH * p->kW * p->oH * p->oW * p->N < RT_PARALLEL_MIN_WORK)
+		rt_dwr_items_(&j, 0, items);
+	else
+		rt_parallel(rt_dwr_items_, &j, items);
+}
+
 RT_FN void rt_conv_depthwise_rows(const struct rt_conv2d *p, int variant,
                                   const float *x, /* [N][H][W][C] (0) or
                                                      [N][ceil(C/B)][H][W][B] (B = 8, 16) */
@@ -607,15 +641,6 @@ RT_FN void rt_conv_depthwise_rows(const struct rt_conv2d *p, int variant,
                                                      [N][ceil(M/B)][oH][oW][B] */
                                   float *ws)      /* unused */
 {
-	struct rt_dwr_job_ j = {p, variant, x, w, b, y};
-	const int B = variant == 8 || variant == 16 ? variant : 0;
-	const int items = p->N * (B ? (p->C + B - 1) / B : rt_dwr_slices_(p, variant)) * p->oH;
 	(void)ws;
-	/* a depthwise multiply-add counts 4 (it runs at about a quarter of a
-	 * dense convolution's rate: MobileNetV2's 28 x 28 x 144 layer, 1 M of
-	 * them, took about 100 us) */
-	if (4.0 * p->M * p->kH * p->kW * p->oH * p->oW * p->N < RT_PARALLEL_MIN_WORK)
-		rt_dwr_items_(&j, 0, items);
-	else
-		rt_parallel(rt_dwr_items_, &j, items);
+	rt_conv_depthwise_rows_blocks(p, variant, x, 0, w, b, y, 0);
 }

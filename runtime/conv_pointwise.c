@@ -67,6 +67,7 @@ struct rt_pw_geom_ {
 	int bs;         /* activation channel block: 16, 8, or 0 for HWC */
 	int wb;         /* weight block: bs, or 16 for HWC */
 	size_t xcb;     /* input: between channel blocks (blocked) */
+	size_t ycb;     /* output: between channel blocks (blocked) */
 	int ncb, nci;   /* input channel blocks, and channels per block (last one: C - ...) */
 	size_t ypix;    /* output: between pixels */
 	int act;
@@ -588,7 +589,7 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 		for (int k = 0; k < 2; k++) {
 			const int m0 = (q + (k < nv ? k : 0)) * vl; /* first channel of the vector */
 			v[k].w = j->w + (size_t)(m0 / g->wb) * g->C * g->wb + m0 % g->wb;
-			yoff[k] = g->bs ? (size_t)(m0 / g->bs) * p->oH * p->oW * g->bs + m0 % g->bs
+			yoff[k] = g->bs ? (size_t)(m0 / g->bs) * g->ycb + m0 % g->bs
 			                : (size_t)m0;
 			v[k].valid = p->M - m0 < 0 ? 0 : p->M - m0 < vl ? p->M - m0 : vl;
 			for (int l = 0; l < vl; l++)
@@ -636,14 +637,23 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 	}
 }
 
-RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
-                             const float *x, /* [N] images [C/bs][H][W][bs], or [H][W][C] (0) */
-                             const float *w, /* packed: [ceil(M/wb)][C][wb] */
-                             const float *b, /* [M] or NULL */
-                             float *y,       /* out: [N] images [M/bs][oH][oW][bs], or
-                                                [oH][oW][M] (variant 0); with p->res,
-                                                act(conv + bias + res) */
-                             float *ws)      /* unused */
+/* rt_conv_pointwise with the distance between channel blocks given (blocked
+ * variants; 0: the dense H*W*bs and oH*oW*bs), so that a caller can run the
+ * 1x1 on a band of rows of a larger image and write it into a buffer of its
+ * own (conv_pw_dw.c): x then points at the band's first row in block 0 of
+ * the image, xcb = H*W*bs of that image, y at the buffer with ycb its
+ * distance between blocks. Images lie ceil(C/bs)*xcb and ceil(M/bs)*ycb
+ * floats apart. HWC (variant 0) ignores both. */
+RT_FN void rt_conv_pointwise_blocks(const struct rt_conv2d *p, int variant,
+                                    const float *x, /* [N] images [C/bs] blocks, xcb apart,
+                                                       of [H][W][bs]; or [H][W][C] (0) */
+                                    size_t xcb,
+                                    const float *w, /* packed: [ceil(M/wb)][C][wb] */
+                                    const float *b, /* [M] or NULL */
+                                    float *y,       /* out: [N] images [M/bs] blocks, ycb
+                                                       apart, of [oH][oW][bs]; or
+                                                       [oH][oW][M] (0) */
+                                    size_t ycb)
 {
 	const int bs = variant;
 	const int isa = rt_simd_isa(p->isa, bs ? bs : 16);
@@ -652,12 +662,12 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 	const int nr = isa == RT_SGEMM_ISA_AVX512 ? RT_PW_NR_avx512 : isa == RT_SGEMM_ISA_AVX2
 	               ? RT_PW_NR_avx2 : isa == RT_SGEMM_ISA_NEON ? RT_PW_NR_neon : RT_PW_NR_c;
 	struct rt_pw_geom_ g;
-	(void)ws;
 	g.C = p->C;
 	g.M = p->M;
 	g.bs = bs;
 	g.wb = bs ? bs : 16;
-	g.xcb = bs ? (size_t)p->H * p->W * bs : 0;
+	g.xcb = bs ? (xcb ? xcb : (size_t)p->H * p->W * bs) : 0;
+	g.ycb = bs ? (ycb ? ycb : (size_t)p->oH * p->oW * bs) : 0;
 	g.ncb = bs ? (p->C + bs - 1) / bs : 1;
 	g.nci = bs ? bs : p->C;
 	g.ypix = bs ? (size_t)bs : (size_t)p->M;
@@ -706,7 +716,7 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 #endif
 	const int items = (j.tiles + j.band - 1) / j.band * j.pairs;
 	const size_t ximg = bs ? (size_t)g.ncb * g.xcb : (size_t)p->H * p->W * p->C;
-	const size_t yimg = bs ? (size_t)((p->M + bs - 1) / bs) * bs * p->oH * p->oW
+	const size_t yimg = bs ? (size_t)((p->M + bs - 1) / bs) * g.ycb
 	                       : (size_t)p->M * p->oH * p->oW;
 	for (int n = 0; n < p->N; n++) {
 		j.x = x + n * ximg;
@@ -717,4 +727,17 @@ RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
 		else
 			rt_parallel(rt_pw_items_, &j, items);
 	}
+}
+
+RT_FN void rt_conv_pointwise(const struct rt_conv2d *p, int variant,
+                             const float *x, /* [N] images [C/bs][H][W][bs], or [H][W][C] (0) */
+                             const float *w, /* packed: [ceil(M/wb)][C][wb] */
+                             const float *b, /* [M] or NULL */
+                             float *y,       /* out: [N] images [M/bs][oH][oW][bs], or
+                                                [oH][oW][M] (variant 0); with p->res,
+                                                act(conv + bias + res) */
+                             float *ws)      /* unused */
+{
+	(void)ws;
+	rt_conv_pointwise_blocks(p, variant, x, 0, w, b, y, 0);
 }

@@ -103,29 +103,37 @@ int prep_dw_rows_applies(const struct rt_conv2d *p, int variant)
 
 /* ---- a 1x1 fused with the depthwise after it (conv_pw_dw.c) -------------- */
 
-/* e: a 1x1, stride 1, unpadded, group 1 (conv_pointwise.c's HWC variant);
- * d: a depthwise on its whole output, multiplier 1, that the HWC rows take. */
-int prep_pw_dw_applies(const struct rt_conv2d *e, const struct rt_conv2d *d)
+/* e: a 1x1, stride 1, unpadded, group 1 (conv_pointwise.c's row of the
+ * variant); d: a depthwise on its whole output, multiplier 1, that the rows
+ * of the same variant take. */
+int prep_pw_dw_applies(const struct rt_conv2d *e, const struct rt_conv2d *d, int variant)
 {
-	return e->kH == 1 && e->kW == 1 && e->sH == 1 && e->sW == 1 && e->padT == 0 &&
-	       e->padL == 0 && e->group == 1 && e->oH == e->H && e->oW == e->W && e->N == d->N &&
-	       e->M == d->C && e->oH == d->H && e->oW == d->W && d->M == d->C &&
-	       prep_dw_rows_applies(d, 0);
+	return (variant == 0 || variant == 8 || variant == 16) && e->kH == 1 && e->kW == 1 &&
+	       e->sH == 1 && e->sW == 1 && e->padT == 0 && e->padL == 0 && e->group == 1 &&
+	       e->oH == e->H && e->oW == e->W && e->N == d->N && e->M == d->C && e->oH == d->H &&
+	       e->oW == d->W && d->M == d->C && prep_dw_rows_applies(d, variant);
 }
 
-/* Must match conv_pw_dw.c: chunks (rt_pwdw_chunks_) of
- * min(H, (R - 1)*S + K) rows of e, R the rows a 192 KiB buffer takes. */
-size_t prep_pw_dw_ws(const struct rt_conv2d *d)
+/* Must match conv_pw_dw.c: chunks (rt_pwdw_chunks_) buffers of cap rows of
+ * e (rt_pwdw_cap_: what 384 KiB holds, at least a band's (R - 1)*S + K rows,
+ * R the output rows whose rows of e 192 KiB holds; at most H), a row W
+ * pixels of C channels, rounded up to whole blocks when blocked. */
+size_t prep_pw_dw_ws(const struct rt_conv2d *d, int variant)
 {
-	const size_t row = (size_t)d->W * d->C, buf = 49152;
+	const int B = variant == 8 || variant == 16 ? variant : 0;
+	const size_t row = (size_t)d->W * (B ? (d->C + B - 1) / B * B : d->C);
 	int r = 1;
-	while (r < d->oH && (size_t)(r * d->sH + d->kH) * row <= buf)
+	while (r < d->oH && (size_t)(r * d->sH + d->kH) * row <= 49152)
 		r++;
-	const int rows = (r - 1) * d->sH + d->kH;
-	const int least = (12 * (d->kH - d->sH) + d->sH - 1) / d->sH;
+	const int band = (r - 1) * d->sH + d->kH, fit = (int)(98304 / row);
+	int cap = fit > band ? fit : band;
+	cap = cap < d->H ? cap : d->H;
+	const int least = (24 * (d->kH - d->sH) + d->sH - 1) / d->sH;
 	int chunks = d->oH / (least > 1 ? least : 1);
-	chunks = chunks < 1 ? 1 : chunks < RT_PARALLEL_ITEMS ? chunks : RT_PARALLEL_ITEMS;
-	return (size_t)chunks * (size_t)(rows < d->H ? rows : d->H) * row;
+	if (chunks < 2)
+		chunks = d->oH >= 8 ? 2 : 1;
+	chunks = chunks < RT_PARALLEL_ITEMS ? chunks : RT_PARALLEL_ITEMS;
+	return (size_t)chunks * (size_t)cap * row;
 }
 
 /* ---- grouped convolutions -------------------------------------------------- */

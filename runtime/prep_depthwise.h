@@ -23,11 +23,12 @@ void prep_dw_cvec_pack(const struct rt_conv2d *p, int variant, const float *w, f
  * (16 / 8, multiplier 1). Weights packed by prep_dw_cvec_pack; no workspace. */
 int prep_dw_rows_applies(const struct rt_conv2d *p, int variant);
 
-/* A 1x1 fused with the depthwise that reads its output (conv_pw_dw.c), on HWC: e the
- * 1x1's shapes, d the depthwise's. Weights packed as each layer's own rows pack them
- * (prep_pointwise_pack, prep_dw_cvec_pack); workspace prep_pw_dw_ws(d) floats. */
-int prep_pw_dw_applies(const struct rt_conv2d *e, const struct rt_conv2d *d);
-size_t prep_pw_dw_ws(const struct rt_conv2d *d);
+/* A 1x1 fused with the depthwise that reads its output (conv_pw_dw.c), both on HWC
+ * (variant 0) or both on CHW16c / CHW8c (16 / 8): e the 1x1's shapes, d the
+ * depthwise's. Weights packed as each layer's own rows pack them (prep_pointwise_pack,
+ * prep_dw_cvec_pack, for the variant); workspace prep_pw_dw_ws(d, variant) floats. */
+int prep_pw_dw_applies(const struct rt_conv2d *e, const struct rt_conv2d *d, int variant);
+size_t prep_pw_dw_ws(const struct rt_conv2d *d, int variant);
 
 /* Grouped convolutions (group > 1, any kernel, stride, padding, dilation). */
 int prep_dw_group_applies(const struct rt_conv2d *p, int variant);

@@ -362,10 +362,10 @@ static struct graph *expand_dw(int H, int s, int also_out, struct tensor **e_out
 	return g;
 }
 
-/* The fusion applies where selection puts the 1x1 and the depthwise in HWC.
- * With the blocked layouts on, the built-in model may rate CHW16c ahead
- * (it does for AVX-512) and nothing fuses; these tests select without them
- * (as --target cortex-m and a tight --max-arena do), so the pair is HWC. */
+/* HWC pairs fuse from 1 MiB of e. With the blocked layouts on, the built-in
+ * model may rate CHW16c ahead (it does for AVX-512), where pairs fuse only
+ * from 6 MiB; these tests select without them (as --target cortex-m and a
+ * tight --max-arena do), so the pair is HWC. */
 #define PW_DW_ISA rt_sgemm_isa_host()
 
 Test(pw_dw, expand_then_depthwise_fuse_where_the_expanded_tensor_is_large)
@@ -396,7 +396,7 @@ Test(pw_dw, expand_then_depthwise_fuse_where_the_expanded_tensor_is_large)
 		cr_assert_eq(dw->inputs[FUSE_PW_INPUT + 1], pw->inputs[1]);
 		struct rt_conv2d pd;
 		cr_assert_eq(pass_conv_params(dw, PW_DW_ISA, &pd), 0);
-		cr_assert_geq(dw->ws_bytes, prep_pw_dw_ws(&pd) * sizeof(float));
+		cr_assert_geq(dw->ws_bytes, prep_pw_dw_ws(&pd, 0) * sizeof(float));
 		/* the 1x1's input lives until the fused layer has run */
 		struct options opt = {0};
 		struct diag d;
@@ -409,6 +409,65 @@ Test(pw_dw, expand_then_depthwise_fuse_where_the_expanded_tensor_is_large)
 		ir_graph_free(g);
 	}
 	cr_assert_gt(n_fused, 0, "neither stride fused: the fusion is dead code under the built-in model");
+}
+
+/* With the blocked layouts on, an AVX-512 host puts the pair in CHW16c (the
+ * built-in model; CHW8c or HWC elsewhere). A blocked pair fuses only where e
+ * is 6 MiB or more (fuse.c): 96 x 132 x 132 (6.4 MiB) does, 96 x 120 x 120
+ * (5.3 MiB) and 96 x 56 x 56 do not. */
+Test(pw_dw, blocked_pair_fuses_where_the_expanded_tensor_is_large)
+{
+	if (rt_sgemm_isa_host() == RT_SGEMM_ISA_C)
+		cr_skip_test("no SIMD on this CPU: the blocked rows need not win");
+	static const int sizes[] = {56, 120, 132};
+	int n_blocked = 0, n_fused = 0;
+	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+		for (int s = 1; s <= 2; s++) {
+			struct tensor *e;
+			struct graph *g = expand_dw(sizes[k], s, 0, &e);
+			canonicalize_ok(g);
+			select_opt_ok(g, "pbqp", 0);
+			struct node *pw = find(g, "pw"), *dw = find(g, "dw");
+			int B = 0;
+			if (strcmp(pw->primitive, "conv_pointwise_chw16c") == 0 &&
+			    strcmp(dw->primitive, "conv_depthwise_rows_chw16c") == 0)
+				B = 16;
+			else if (strcmp(pw->primitive, "conv_pointwise_chw8c") == 0 &&
+			         strcmp(dw->primitive, "conv_depthwise_rows_chw8c") == 0)
+				B = 8;
+			if (!B) {
+				ir_graph_free(g);
+				continue;
+			}
+			n_blocked++;
+			if (ir_nbytes(e) < ((size_t)6 << 20)) {
+				cr_assert_not(fuse_has_pw(dw), "%d x %d, stride %d: fused", sizes[k],
+				              sizes[k], s);
+				cr_assert_null(pw->fused_into);
+				ir_graph_free(g);
+				continue;
+			}
+			n_fused++;
+			cr_assert(fuse_has_pw(dw), "%d x %d, stride %d: not fused", sizes[k], sizes[k], s);
+			cr_assert_eq(pw->fused_into, dw);
+			cr_assert_eq(dw->inputs[FUSE_PW_INPUT], pw->inputs[0]);
+			cr_assert_eq(dw->inputs[FUSE_PW_INPUT + 1], pw->inputs[1]);
+			struct rt_conv2d pd;
+			cr_assert_eq(pass_conv_params(dw, PW_DW_ISA, &pd), 0);
+			cr_assert_geq(dw->ws_bytes, prep_pw_dw_ws(&pd, B) * sizeof(float));
+			struct options opt = {0};
+			struct diag d;
+			diag_init(&d, "m.onnx", stderr);
+			cr_assert_eq(pass_plan_memory(g, &opt, &d), 0);
+			const struct tensor *xin = pw->inputs[0], *y = dw->outputs[0];
+			cr_assert(xin->offset + ir_nbytes(xin) <= y->offset ||
+			          y->offset + ir_nbytes(y) <= xin->offset);
+			ir_graph_free(g);
+		}
+	if (rt_sgemm_isa_host() == RT_SGEMM_ISA_AVX512) {
+		cr_assert_eq(n_blocked, 6, "the AVX-512 built-in model left some pair out of CHW16c");
+		cr_assert_eq(n_fused, 2);
+	}
 }
 
 Test(pw_dw, refused_where_the_expanded_tensor_is_small_or_read_elsewhere)
