@@ -13,7 +13,10 @@ rows) built for the host, for x86-64-v3 (AVX2) and for c99 (plain C), and
 an inception block on 14 x 14 and 7 x 7 planes (HWC Concats, 1x1 rows cut
 into more bands, depthwise rows cut into channel slices, blocked <-> HWC
 transforms; under family:winograd its 3x3 GEMMs in parts side by side), for
-the host and for AVX2. Each is compiled with
+the host and for AVX2, and MobileNetV2's expand -> depthwise pairs at
+batch 2, large enough to fuse (runtime/conv_pw_dw.c; an AVX-512 host
+fuses both in CHW16c, the AVX2 build, which must fuse one, in HWC). Each
+is compiled with
 --threads 5 and built (-O0, to keep make check cheap) with
 -DRT_PARALLEL_MIN_WORK=0, so that even the small layers split over the
 threads (the wide and mobile CNNs and the FC nets also with the default threshold);
@@ -128,6 +131,23 @@ def mobile_net():
     return gen.finish(g, [t])
 
 
+def expand_net():
+    """Two 1x1 expansions to 96 channels, each read only by a 3x3 depthwise
+    (stride 1, stride 2), on 96 x 96 planes at batch 2: the expanded tensors
+    (7 MiB) are past the blocked layouts' fusion threshold (passes/fuse.c),
+    so the fused kernel runs both pairs, its chunks shared by the threads
+    image after image."""
+    g = gen.Graph("expand", gen.random.Random(17))
+    x = g.add_input([2, 16, 96, 96])
+    outs = []
+    for stride in (1, 2):
+        t = g.unary(g.conv(x, 96, [1, 1]), "Relu")
+        t = g.conv(t, 96, [3, 3], stride=[stride, stride], pads=[1, 1, 1, 1], group=96)
+        t = g.unary(t, "Relu")
+        outs.append(g.flatten(g.global_avg(t)))
+    return gen.finish(g, outs)
+
+
 def inception_net():
     """An inception block on 7 x 7 and 14 x 14 planes: HWC Concat copies
     split by rows, 3x3 Winograd (its GEMMs and, on HWC, its staged
@@ -162,6 +182,7 @@ def cases():
     res.append(("sample", sample, [(sample.graph.input[0].name, img)], None, ["pbqp"]))
     res.append(("wide",) + wide_cnn() + (conv_strats,))
     res.append(("mobile",) + mobile_net() + (["pbqp", "pbqp@x86-64-v3", "pbqp@c99"],))
+    res.append(("expand",) + expand_net() + (["pbqp", "pbqp@x86-64-v3"],))
     res.append(("incept",) + inception_net() + (["pbqp", "family:winograd", "family:winograd@x86-64-v3"],))
     for name, m, ins, outs in gen.fixed_graphs():
         if name in ("alexnet_stem",):
@@ -240,6 +261,13 @@ def main():
             n_builds += 1
             if not exe:
                 continue
+            fused = ""
+            if name == "expand":
+                with open(os.path.join(d, "model.c")) as f:
+                    n_fused = f.read().count("rt_conv_pw_dw(&pe")
+                fused = " (%d pairs fused)" % n_fused
+                if s.endswith("@x86-64-v3") and n_fused < 1:
+                    failures.append("expand %s: no pair fused" % s)
             got = outputs(d, exe, inputs, COUNTS)
             if got is None:
                 continue
@@ -255,8 +283,8 @@ def main():
                         failures.append("%s %s: output %s off the reference by %.3g" % (name, s, oname, err))
             if name == "sample" and s == "pbqp" and defines:
                 sample_ref = got[COUNTS[0]]
-            print("%-16s %-24s outputs identical at %s threads" %
-                  (name, s + ("" if defines else " (default)"), ",".join(map(str, COUNTS))))
+            print("%-16s %-24s outputs identical at %s threads%s" %
+                  (name, s + ("" if defines else " (default)"), ",".join(map(str, COUNTS)), fused))
     # The sample without the pool: --threads 1, and --threads 5 compiled single-threaded.
     spath = os.path.join(work, "sample.onnx")
     img = [(None, np.fromfile(os.path.join(srcdir, "samples", "fashion_mnist", "images.bin"),
