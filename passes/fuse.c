@@ -210,12 +210,14 @@ int fuse_concat_free(const struct node *n, enum layout layout)
  * min_bytes, where skipping e's trip through the outer caches pays for the
  * bands' overheads (rows of e computed twice at chunk edges, kept rows
  * moved, many short kernel calls):
- * - HWC, 1 MiB: measured (library kernels, 1 thread, AVX-512 Xeon, CPU time,
+ * - HWC, 1 MiB: measured (library kernels, 1 thread, AVX-512, CPU time,
  *   medians, unfused / fused, caches warm as inside the network) 1.2 at 112 x
  *   112 x 96 (stride 2), 1.08 at 56 x 56 x 144 (stride 1), 1.05 (stride 2),
  *   1.01 at 28 x 28 x 192 (588 KiB); at 14 x 14 and 7 x 7 e stays in L2
  *   anyway, the bands re-read the 1x1's weights and the whole network got
- *   slower.
+ *   slower. On Zen 5 (loaded machine) 1.10-1.18 at 112 x 112 x 96, 0.97-0.99
+ *   at 56 x 56 x 144 stride 1, 0.96-1.01 stride 2; MobileNetV2 for
+ *   x86-64-v3 (HWC, four pairs fused) 1.01 against the previous kernel.
  * - CHW16c / CHW8c, 6 MiB: on Zen 5 (32 MiB L3; 1 thread, CPU time, medians
  *   of 30-300 calls, both in one process, 2 rounds) the blocked pair reads e
  *   back from L3 about as fast as the bands do from L2: 0.94-0.98 at 28 x 28
