@@ -217,7 +217,8 @@ int fuse_concat_free(const struct node *n, enum layout layout)
  *   anyway, the bands re-read the 1x1's weights and the whole network got
  *   slower. On Zen 5 (loaded machine) 1.10-1.18 at 112 x 112 x 96, 0.97-0.99
  *   at 56 x 56 x 144 stride 1, 0.96-1.01 stride 2; MobileNetV2 for
- *   x86-64-v3 (HWC, four pairs fused) 1.01 against the previous kernel.
+ *   x86-64-v3 (HWC, two pairs fused) 1.004 against the previous kernel (9
+ *   rounds, 0.996-1.019).
  * - CHW16c / CHW8c, 6 MiB: on Zen 5 (32 MiB L3; 1 thread, CPU time, medians
  *   of 30-300 calls, both in one process, 2 rounds) the blocked pair reads e
  *   back from L3 about as fast as the bands do from L2: 0.94-0.98 at 28 x 28
