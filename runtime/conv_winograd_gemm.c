@@ -942,11 +942,16 @@ static inline int rt_wino_blocks(int tiles)
 }
 
 /* Sets of whole blocks the threads take (rt_wino_sets_), each with its own V
- * and M: one for a single block, else up to RT_WINO_GEMM_SLOTS (a constant,
- * so the blocks a set runs never depend on the thread count; prep_winograd.c
- * computes the same, keep in step). */
-static inline int rt_wino_sets(int blocks)
+ * and M: one for a single block or a layer of under 1 Mi multiply-adds in
+ * its GEMMs (RT_PARALLEL_MIN_WORK's default, fixed here so the workspace
+ * does not depend on how the code is built: small layers, which would not
+ * split, keep one V and M), else up to RT_WINO_GEMM_SLOTS. Shapes alone
+ * decide, so the blocks a set runs never depend on the thread count;
+ * prep_winograd.c computes the same (keep in step). */
+static inline int rt_wino_sets(int blocks, double work)
 {
+	if (work < 1048576.0)
+		return 1;
 	return blocks < RT_WINO_GEMM_SLOTS ? blocks : RT_WINO_GEMM_SLOTS;
 }
 
@@ -1132,7 +1137,9 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	/* sets (rt_wino_sets) of V: [nxi][cg][tb] and M: [nxi][mg][tb] */
 	float *vb = ws;
 	float *mb = vb + (size_t)nxi * pl.cg * pl.tb;
-	float *st = vb + (size_t)rt_wino_sets(rt_wino_blocks(tiles)) * nxi * (pl.cg + pl.mg) * pl.tb;
+	const double work = (double)nxi * pl.mg * tiles * pl.cg; /* the GEMMs' multiply-adds */
+	const int sets = rt_wino_sets(rt_wino_blocks(tiles), work);
+	float *st = vb + (size_t)sets * nxi * (pl.cg + pl.mg) * pl.tb;
 	/* stages: [RT_WINO_GEMM_SLOTS][nxi][16][16] */
 	float *gws = st + (size_t)RT_WINO_GEMM_SLOTS * nxi * 256; /* rt_sgemm's workspaces, gsize floats each */
 	/* floats of rt_sgemm_workspace_size(p->isa, mg, tb, cg) (sgemm.h; library
@@ -1156,13 +1163,13 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	j.tiles = tiles;
 	j.nominal = nominal;
 	j.nb = rt_wino_blocks(tiles);
-	j.sets = rt_wino_sets(j.nb);
+	j.sets = sets;
 	j.vmsize = (size_t)nxi * (pl.cg + pl.mg) * pl.tb;
 	j.gsize = gsize;
 #ifdef RT_THREADS
 	/* the sets go to the threads when the layer's GEMMs together pass
 	 * RT_PARALLEL_MIN_WORK */
-	const int split = (double)nxi * pl.mg * tiles * pl.cg >= RT_PARALLEL_MIN_WORK;
+	const int split = j.sets > 1 && work >= RT_PARALLEL_MIN_WORK;
 #else
 	const int split = 0;
 #endif

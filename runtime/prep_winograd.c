@@ -238,11 +238,12 @@ static int wino_tile_block(int tiles)
 /* The sets of whole tile blocks the threads take, each with its own V and M:
  * conv_winograd_gemm.c computes the same (rt_wino_blocks, rt_wino_sets; keep
  * in step): blocks of 48 tiles with the tail of under 24 joining the last,
- * one set a block up to 4. */
-static int wino_sets(int tiles)
+ * one set a block up to 4; one set for a layer whose GEMMs (nxi of
+ * mg x tiles x cg) make under 1 Mi multiply-adds. */
+static int wino_sets(int tiles, int nxi, int cg, int mg)
 {
 	int nb = 0;
-	if (tiles <= 96)
+	if (tiles <= 96 || (double)nxi * mg * tiles * cg < 1048576.0)
 		return 1;
 	for (int t0 = 0, nt; t0 < tiles; t0 += nt, nb++)
 		nt = tiles - t0 - 48 < 24 ? tiles - t0 : 48;
@@ -271,7 +272,8 @@ size_t prep_winograd_ws(const struct rt_conv2d *p, int variant)
 	/* V and M for each set of blocks, and for each of the
 	 * RT_WINO_GEMM_SLOTS (conv_winograd_gemm.c) parts that run side by side
 	 * the 16 x 16 transpose stage per point and the GEMM's packing */
-	return (size_t)wino_sets(tiles) * nxi * (cg + mg) * tb + 4 * ((size_t)nxi * 256 + gemm);
+	const size_t vm = (size_t)nxi * (cg + mg) * tb;
+	return (size_t)wino_sets(tiles, nxi, cg, mg) * vm + 4 * ((size_t)nxi * 256 + gemm);
 }
 
 size_t prep_winograd_packed(const struct rt_conv2d *p, int variant)

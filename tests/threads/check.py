@@ -156,10 +156,11 @@ def inception_net():
 def blocks_net():
     """Winograd layers of many tile blocks (60 x 60 and 58 x 58 outputs: 2 to
     19 blocks whichever tile the family picks, partial edge tiles, channel
-    counts off every vector width, two groups), which the threads take as
-    whole sets of blocks, fewer sets than the 5 threads."""
+    counts off every vector width, two groups; each over the 1 Mi
+    multiply-adds that give a layer sets), which the threads take as whole
+    sets of blocks, fewer sets than the 5 threads."""
     g = gen.Graph("blocks", gen.random.Random(17))
-    x = g.add_input([1, 6, 60, 60])
+    x = g.add_input([1, 8, 60, 60])
     t = g.conv(x, 20, [3, 3], pads=[1, 1, 1, 1])
     t = g.unary(t, "Relu")
     t = g.conv(t, 18, [3, 3], group=2)
