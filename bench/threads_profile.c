@@ -20,10 +20,14 @@
  *   best2   the critical path the split allows: the serial part plus, per job,
  *           the finish time of 2 threads claiming its chunks in order (each takes
  *           the next chunk when it is free), fork/join cost not counted
+ *   max2    the critical path as run: the larger of the two threads' busy CPU
+ *           times (the caller's serial part and chunks; the worker's chunks),
+ *           waiting not counted
  *
  * and per network: t1 / best2 (the best 2-thread speedup the split allows),
  * the serial fraction (serial CPU / work2), jobs per run, and the 2-thread
- * overhead work2 / t1 (memory contention shows up there). Then the TOP layers
+ * overhead work2 / t1 (memory contention shows up there); PROF_TSV=FILE also
+ * writes every row's medians to FILE (for A/B scripts). Then the TOP layers
  * that lose most against a perfect halving (best2 - t1 / 2). A last line
  * times an empty job (minimum wall time over many: the fork/join cost on an
  * idle core; on a loaded machine only the minimum means something). */
@@ -47,11 +51,13 @@ struct prof_job {
 	double caller_us;               /* caller CPU from the job's start to its end */
 	double begin_us;                /* the caller's CPU clock at the start */
 	double chunk_us[PROF_MAX_CHUNKS];
+	int by_worker[PROF_MAX_CHUNKS]; /* the chunk ran on the worker, not the caller */
 };
 
 static struct prof_job prof_jobs[PROF_MAX_JOBS];
 static int prof_njobs, prof_on;
 static double prof_t0;
+static pthread_t prof_caller;
 static int prof_current_row(void);
 
 static double prof_cpu_us(void)
@@ -84,8 +90,10 @@ static void prof_job(int end, int chunks)
 	do {                                                                                  \
 		double t_ = prof_on ? prof_cpu_us() : 0;                                          \
 		fn(ctx, b, e);                                                                    \
-		if (prof_on && prof_njobs < PROF_MAX_JOBS && (k) < PROF_MAX_CHUNKS)                \
+		if (prof_on && prof_njobs < PROF_MAX_JOBS && (k) < PROF_MAX_CHUNKS) {              \
 			prof_jobs[prof_njobs].chunk_us[k] = prof_cpu_us() - t_;                       \
+			prof_jobs[prof_njobs].by_worker[k] = !pthread_equal(pthread_self(), prof_caller); \
+		}                                                                                 \
 	} while (0)
 
 #include "model.c"
@@ -146,7 +154,7 @@ static double wall_us(void)
 }
 
 struct layer_stat {
-	double t1, work2, best2, serial2;
+	double t1, work2, best2, serial2, max2;
 	int jobs;
 	int idx;
 };
@@ -180,9 +188,12 @@ int main(int argc, char **argv)
 	double *w2 = calloc((size_t)rows * runs, sizeof *w2);
 	double *b2 = calloc((size_t)rows * runs, sizeof *b2);
 	double *s2 = calloc((size_t)rows * runs, sizeof *s2);
+	double *cb2 = calloc((size_t)rows * runs, sizeof *cb2); /* caller busy */
+	double *wb2 = calloc((size_t)rows * runs, sizeof *wb2); /* worker busy */
 	double *njobs = calloc((size_t)rows, sizeof *njobs);
 	double *gaps = calloc((size_t)runs, sizeof *gaps), *long_gaps = calloc((size_t)runs, sizeof *gaps);
 	double *n_long = calloc((size_t)runs, sizeof *gaps), *n_25 = calloc((size_t)runs, sizeof *gaps);
+	prof_caller = pthread_self();
 	model_init();
 	for (int w = 0; w < 2; w++) {
 		model_set_threads(1);
@@ -211,6 +222,8 @@ int main(int argc, char **argv)
 			w2[(size_t)i * runs + r] = caller;
 			b2[(size_t)i * runs + r] = caller;
 			s2[(size_t)i * runs + r] = caller;
+			cb2[(size_t)i * runs + r] = caller;
+			wb2[(size_t)i * runs + r] = 0;
 			if (r == 0)
 				njobs[i] = 0;
 		}
@@ -232,6 +245,9 @@ int main(int argc, char **argv)
 				sum += p->chunk_us[k];
 			s2[at] -= p->caller_us;
 			w2[at] += sum - p->caller_us;
+			cb2[at] -= p->caller_us;
+			for (int k = 0; k < p->chunks; k++)
+				*(p->by_worker[k] ? &wb2[at] : &cb2[at]) += p->chunk_us[k];
 			b2[at] += makespan2(p->chunk_us, p->chunks) - p->caller_us;
 			if (r == 0)
 				njobs[p->row]++;
@@ -252,7 +268,7 @@ int main(int argc, char **argv)
 		}
 	}
 	struct layer_stat *ls = calloc((size_t)rows, sizeof *ls);
-	double T1 = 0, W2 = 0, B2 = 0, S2 = 0;
+	double T1 = 0, W2 = 0, B2 = 0, S2 = 0, M2 = 0;
 	int J = 0;
 	for (int i = 0; i < rows; i++) {
 		ls[i].idx = i;
@@ -263,15 +279,36 @@ int main(int argc, char **argv)
 		if (ls[i].serial2 < 0)
 			ls[i].serial2 = 0;
 		ls[i].jobs = (int)njobs[i];
+		for (int r = 0; r < runs; r++) {
+			const size_t at = (size_t)i * runs + r;
+			cb2[at] = cb2[at] > wb2[at] ? cb2[at] : wb2[at];
+		}
+		ls[i].max2 = median(cb2 + (size_t)i * runs, runs);
 		T1 += ls[i].t1;
 		W2 += ls[i].work2;
 		B2 += ls[i].best2;
 		S2 += ls[i].serial2;
+		M2 += ls[i].max2;
 		J += ls[i].jobs;
+	}
+	/* PROF_TSV=FILE: every row's medians, for A/B scripts */
+	if (getenv("PROF_TSV")) {
+		FILE *t = fopen(getenv("PROF_TSV"), "w");
+		if (!t) {
+			fprintf(stderr, "cannot write %s\n", getenv("PROF_TSV"));
+			return 1;
+		}
+		fprintf(t, "row\tnode\tprimitive\tt1_us\twork2_us\tbest2_us\tmax2_us\tjobs\n");
+		for (int i = 0; i < rows; i++)
+			fprintf(t, "%d\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%d\n", i, model_profile_rows[i].node,
+			        model_profile_rows[i].primitive, ls[i].t1, ls[i].work2, ls[i].best2, ls[i].max2,
+			        ls[i].jobs);
+		fclose(t);
 	}
 	printf("total: t1 %.0f us, work2 %.0f us (x%.3f of t1), best2 %.0f us; best 2T speedup "
 	       "t1/best2 %.3f (work2/best2 %.3f); serial %.0f us = %.1f%% of work2; %d jobs a run\n",
 	       T1, W2, W2 / T1, B2, T1 / B2, W2 / B2, S2, 100 * S2 / W2, J);
+	printf("max2 (the busier thread's CPU, layer by layer) %.0f us: t1/max2 %.3f\n", M2, T1 / M2);
 	printf("caller CPU between jobs: %.0f us a run; %.0f gaps longer than 25 us; %.0f longer "
 	       "than %d us (a worker goes to sleep in them), %.0f us together\n",
 	       median(gaps, runs), median(n_25, runs), median(n_long, runs), PROF_SPIN_US,
@@ -283,13 +320,13 @@ int main(int argc, char **argv)
 			       model_profile_rows[i].primitive, ls[i].serial2);
 	printf("\n");
 	qsort(ls, (size_t)rows, sizeof *ls, cmp_loss);
-	printf("%-4s %-36s %-6s %-28s %9s %9s %9s %9s %5s %9s\n", "row", "node", "op", "primitive",
-	       "t1_us", "work2_us", "best2_us", "serial", "jobs", "loss_us");
+	printf("%-4s %-36s %-6s %-28s %9s %9s %9s %9s %9s %5s %9s\n", "row", "node", "op", "primitive",
+	       "t1_us", "work2_us", "best2_us", "max2_us", "serial", "jobs", "loss_us");
 	for (int i = 0; i < rows && i < top; i++) {
 		const struct model_profile_row *pr = &model_profile_rows[ls[i].idx];
-		printf("%-4d %-36.36s %-6.6s %-28.28s %9.1f %9.1f %9.1f %9.1f %5d %9.1f\n", ls[i].idx,
-		       pr->node, pr->op, pr->primitive, ls[i].t1, ls[i].work2, ls[i].best2,
-		       ls[i].serial2, ls[i].jobs, ls[i].best2 - ls[i].t1 / 2);
+		printf("%-4d %-36.36s %-6.6s %-28.28s %9.1f %9.1f %9.1f %9.1f %9.1f %5d %9.1f\n",
+		       ls[i].idx, pr->node, pr->op, pr->primitive, ls[i].t1, ls[i].work2, ls[i].best2,
+		       ls[i].max2, ls[i].serial2, ls[i].jobs, ls[i].best2 - ls[i].t1 / 2);
 	}
 	/* the fork/join cost: an empty job, minimum wall time over many */
 	double best = 1e9;

@@ -830,10 +830,15 @@ rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
 
 /* ---- the primitive -------------------------------------------------------- */
 
-/* What the threads of one tile block share. Threads take whole lane groups
- * (up to `lanes` tiles of one tile row, grouped from tb0 as in the serial
- * loop) or, for the AVX-512 row transform of CHW input, whole channels; each
- * tile and channel gets the same arithmetic whoever transforms it. */
+/* What the threads of one layer share. A layer of several tile blocks is cut
+ * into sets of whole blocks (rt_wino_sets_), each thread taking a set through
+ * all three phases on the set's own V, M, stage and GEMM workspace: it reads
+ * only what it wrote, and the layer ends in one join. A layer of one block
+ * splits each phase instead (rt_wino_block_): whole lane groups (up to
+ * `lanes` tiles of one tile row, grouped from tb0 as in the serial loop) or,
+ * for the AVX-512 row transform of CHW input, whole channels, then the GEMMs
+ * in parts. Each tile and channel gets the same arithmetic whoever
+ * transforms it, and the blocks do not depend on the thread count. */
 struct rt_wino_job_ {
 	const struct rt_wino_plan *pl;
 	const float *xg, *bg; /* the group's input channel 0; its bias or NULL */
@@ -848,6 +853,10 @@ struct rt_wino_job_ {
 	size_t gsize;         /* 0: every part uses the first one (one thread) */
 	int isa, nxi;
 	int groups;           /* lane groups of the block, for rt_wino_parts_ */
+	/* the layer's blocks, for rt_wino_sets_ */
+	int tiles, nominal;   /* tiles of the layer; tiles of every block but the last */
+	int nb, sets;         /* blocks; sets of blocks (and of workspace) */
+	size_t vmsize;        /* floats of one set's V and M */
 };
 
 /* Lane groups [i0, i1) of the block, staging through st when the layout
@@ -918,6 +927,34 @@ static void rt_wino_lanes_(void *ctx, int i0, int i1)
  * the slots (keep in step). */
 #define RT_WINO_GEMM_SLOTS 4
 
+/* How many blocks a layer of `tiles` tiles has: blocks of the nominal size,
+ * the last one with the tail (rt_wino_tile_block). */
+static inline int rt_wino_blocks(int tiles)
+{
+	int nominal, nb = 0;
+	rt_wino_tile_block(tiles, &nominal);
+	for (int t0 = 0, nt; t0 < tiles; t0 += nt, nb++) {
+		nt = tiles - t0 < nominal ? tiles - t0 : nominal;
+		if (tiles - t0 - nt < nominal / 2)
+			nt = tiles - t0; /* the tail joins this block */
+	}
+	return nb;
+}
+
+/* Sets of whole blocks the threads take (rt_wino_sets_), each with its own V
+ * and M: one for a single block or a layer of under 1 Mi multiply-adds in
+ * its GEMMs (RT_PARALLEL_MIN_WORK's default, fixed here so the workspace
+ * does not depend on how the code is built: small layers, which would not
+ * split, keep one V and M), else up to RT_WINO_GEMM_SLOTS. Shapes alone
+ * decide, so the blocks a set runs never depend on the thread count;
+ * prep_winograd.c computes the same (keep in step). */
+static inline int rt_wino_sets(int blocks, double work)
+{
+	if (work < 1048576.0)
+		return 1;
+	return blocks < RT_WINO_GEMM_SLOTS ? blocks : RT_WINO_GEMM_SLOTS;
+}
+
 /* Parts [k0, k1) of the block's GEMMs. Each M[xi] is one rt_sgemm call
  * whoever makes it (nested in a job it runs on its thread alone), so the
  * outputs do not depend on the thread count. */
@@ -970,13 +1007,98 @@ static void rt_wino_in_channels_(void *ctx, int c0, int c1)
 }
 #endif
 
+/* Tiles [tb0, tb0 + nt), one block, through the three phases: on the
+ * threads phase by phase when threaded (the layer's only block), else on
+ * this thread alone with the job's V, M, stage and first GEMM workspace. */
+static void rt_wino_block_(struct rt_wino_job_ *j, int tb0, int nt, int threaded)
+{
+	const size_t gsize = j->gsize;
+	j->tb0 = tb0;
+	j->nt = nt;
+	j->phase = 0;
+	j->groups = rt_wino_groups_(j);
+	/* the parts (GEMMs, staged transforms) go to the threads when the
+	 * block's GEMMs together pass RT_PARALLEL_MIN_WORK */
+#ifdef RT_THREADS
+	const int split = threaded &&
+	                  (double)j->nxi * j->pl->mg * nt * j->pl->cg >= RT_PARALLEL_MIN_WORK;
+#else
+	const int split = 0;
+#endif
+	if (!threaded) {
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+		if (j->lanes == 16 && j->pl->xps == 1)
+			rt_wino_in_channels_(j, 0, j->pl->cg);
+		else
+#endif
+			rt_wino_lanes_(j, 0, j->groups);
+	} else {
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+		if (j->lanes == 16 && j->pl->xps == 1)
+			rt_parallel(rt_wino_in_channels_, j, j->pl->cg);
+		else if (j->lanes == 16 && split) /* staged: a stage per part */
+			rt_parallel(rt_wino_parts_, j, RT_WINO_GEMM_SLOTS);
+		else if (j->lanes == 16)
+			rt_wino_lanes_(j, 0, j->groups);
+		else
+#endif
+			rt_parallel(rt_wino_lanes_, j, j->groups);
+	}
+	if (!split) {
+		j->gsize = 0; /* one thread, one workspace */
+		rt_wino_gemms_(j, 0, RT_WINO_GEMM_SLOTS);
+		j->gsize = gsize;
+	} else {
+		rt_parallel(rt_wino_gemms_, j, RT_WINO_GEMM_SLOTS);
+	}
+	j->phase = 1;
+	if (!threaded) {
+		rt_wino_lanes_(j, 0, j->groups);
+		return;
+	}
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+	if (j->lanes == 16 && j->pl->yps != 1 && split) /* staged: a stage per part */
+		rt_parallel(rt_wino_parts_, j, RT_WINO_GEMM_SLOTS);
+	else if (j->lanes == 16 && j->pl->yps != 1)
+		rt_wino_lanes_(j, 0, j->groups);
+	else
+#endif
+		rt_parallel(rt_wino_lanes_, j, j->groups);
+}
+
+/* Sets [k0, k1) of the layer's blocks: set k takes blocks
+ * [ceil(nb k / sets), ceil(nb (k + 1) / sets)) through all three phases on
+ * its own V and M, stage and GEMM workspace, the k0-th of each: the sets of
+ * one range run one after the other on one thread, so they share the
+ * buffers of the first (at 1 thread the layer's V and M stay as warm as with
+ * one set). Rounding the cuts up puts the larger sets first, so two threads
+ * claiming sets in order finish within a block of each other (5 blocks: 2,
+ * 1, 1, 1). */
+static void rt_wino_sets_(void *ctx, int k0, int k1)
+{
+	const struct rt_wino_job_ *l = ctx;
+	struct rt_wino_job_ j = *l;
+	j.vb = l->vb + (size_t)k0 * l->vmsize;
+	j.mb = j.vb + (size_t)l->nxi * l->pl->cg * l->pl->tb;
+	j.st = l->st + (size_t)k0 * l->nxi * 256;
+	j.gws = l->gws + (size_t)k0 * l->gsize;
+	for (int k = k0; k < k1; k++) {
+		const int b1 = (l->nb * (k + 1) + l->sets - 1) / l->sets;
+		for (int bk = (l->nb * k + l->sets - 1) / l->sets; bk < b1; bk++) {
+			const int tb0 = bk * l->nominal;
+			rt_wino_block_(&j, tb0, bk == l->nb - 1 ? l->tiles - tb0 : l->nominal, 0);
+		}
+	}
+}
+
 RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
                                  const float *x, /* [N] images C x H x W, layout variant/1000 */
                                  const float *w, /* U: [group][ah*aw][packed M/group x C/group] */
                                  const float *b, /* [M] or NULL */
                                  float *y,       /* out: [N] images M x oH x oW, layout variant/100%10 */
-                                 float *ws)      /* V [ah*aw][C/group][tb], M [ah*aw][M/group][tb],
-                                                    stage [ah*aw][256], the GEMM's workspace */
+                                 float *ws)      /* per set of blocks V [ah*aw][C/group][tb] and
+                                                    M [ah*aw][M/group][tb]; per part stage
+                                                    [ah*aw][256] and the GEMM's workspace */
 {
 	struct rt_wino_plan pl;
 	const float *bth, *ath, *btw, *atw;
@@ -1012,9 +1134,13 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	const size_t xsize = (size_t)p->C * p->H * p->W, ysize = (size_t)p->M * p->oH * p->oW;
 	const int mr = RT_SGEMM_MR(p->isa);
 	const size_t upanel = (size_t)((pl.mg + mr - 1) / mr) * mr * pl.cg; /* one packed U[xi] */
-	float *vb = ws;                                  /* V: [nxi][cg][tb] */
-	float *mb = vb + (size_t)nxi * pl.cg * pl.tb;    /* M: [nxi][mg][tb] */
-	float *st = mb + (size_t)nxi * pl.mg * pl.tb;    /* stages: [RT_WINO_GEMM_SLOTS][nxi][16][16] */
+	/* sets (rt_wino_sets) of V: [nxi][cg][tb] and M: [nxi][mg][tb] */
+	float *vb = ws;
+	float *mb = vb + (size_t)nxi * pl.cg * pl.tb;
+	const double work = (double)nxi * pl.mg * tiles * pl.cg; /* the GEMMs' multiply-adds */
+	const int sets = rt_wino_sets(rt_wino_blocks(tiles), work);
+	float *st = vb + (size_t)sets * nxi * (pl.cg + pl.mg) * pl.tb;
+	/* stages: [RT_WINO_GEMM_SLOTS][nxi][16][16] */
 	float *gws = st + (size_t)RT_WINO_GEMM_SLOTS * nxi * 256; /* rt_sgemm's workspaces, gsize floats each */
 	/* floats of rt_sgemm_workspace_size(p->isa, mg, tb, cg) (sgemm.h; library
 	 * builds only, so written out): the packed B block plus 64 bytes */
@@ -1031,61 +1157,34 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	if (p->isa == RT_SGEMM_ISA_AVX2)
 		lanes = 8;
 #endif
-	(void)st;
 	struct rt_wino_job_ j = {.pl = &pl, .vb = vb, .mb = mb, .st = st, .lanes = lanes,
 	                         .upanel = upanel, .gws = gws, .isa = p->isa, .nxi = nxi};
 
+	j.tiles = tiles;
+	j.nominal = nominal;
+	j.nb = rt_wino_blocks(tiles);
+	j.sets = sets;
+	j.vmsize = (size_t)nxi * (pl.cg + pl.mg) * pl.tb;
+	j.gsize = gsize;
+#ifdef RT_THREADS
+	/* the sets go to the threads when the layer's GEMMs together pass
+	 * RT_PARALLEL_MIN_WORK */
+	const int split = j.sets > 1 && work >= RT_PARALLEL_MIN_WORK;
+#else
+	const int split = 0;
+#endif
+
 	for (int n = 0; n < p->N; n++)
 		for (int g = 0; g < p->group; g++) {
-			const float *xg = x + n * xsize + (size_t)g * pl.cg * pl.xcs; /* group's channel 0 */
-			float *yg = y + n * ysize + (size_t)g * pl.mg * pl.ycs;
-			const float *bg = b ? b + g * pl.mg : NULL;            /* [mg] or NULL */
-			const float *ug = w + (size_t)g * nxi * upanel;         /* [nxi][packed] */
-			for (int tb0 = 0, nt; tb0 < tiles; tb0 += nt) {
-				nt = tiles - tb0 < nominal ? tiles - tb0 : nominal;
-				if (tiles - tb0 - nt < nominal / 2)
-					nt = tiles - tb0; /* the tail joins this block */
-				j.xg = xg;
-				j.bg = bg;
-				j.yg = yg;
-				j.tb0 = tb0;
-				j.nt = nt;
-				j.phase = 0;
-				j.groups = rt_wino_groups_(&j);
-				/* the parts (GEMMs, staged transforms) go to the threads when
-				 * the block's GEMMs together pass RT_PARALLEL_MIN_WORK */
-#ifdef RT_THREADS
-				const int split = (double)nxi * pl.mg * nt * pl.cg >= RT_PARALLEL_MIN_WORK;
-#else
-				const int split = 0;
-#endif
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-				if (lanes == 16 && pl.xps == 1)
-					rt_parallel(rt_wino_in_channels_, &j, pl.cg);
-				else if (lanes == 16 && split) /* staged: a stage per part */
-					rt_parallel(rt_wino_parts_, &j, RT_WINO_GEMM_SLOTS);
-				else if (lanes == 16)
-					rt_wino_lanes_(&j, 0, j.groups);
-				else
-#endif
-					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
-				j.ug = ug;
-				if (!split) {
-					j.gsize = 0; /* one thread, one workspace */
-					rt_wino_gemms_(&j, 0, RT_WINO_GEMM_SLOTS);
-				} else {
-					j.gsize = gsize;
-					rt_parallel(rt_wino_gemms_, &j, RT_WINO_GEMM_SLOTS);
-				}
-				j.phase = 1;
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-				if (lanes == 16 && pl.yps != 1 && split) /* staged: a stage per part */
-					rt_parallel(rt_wino_parts_, &j, RT_WINO_GEMM_SLOTS);
-				else if (lanes == 16 && pl.yps != 1)
-					rt_wino_lanes_(&j, 0, j.groups);
-				else
-#endif
-					rt_parallel(rt_wino_lanes_, &j, rt_wino_groups_(&j));
-			}
+			j.xg = x + n * xsize + (size_t)g * pl.cg * pl.xcs; /* group's channel 0 */
+			j.yg = y + n * ysize + (size_t)g * pl.mg * pl.ycs;
+			j.bg = b ? b + g * pl.mg : NULL;                   /* [mg] or NULL */
+			j.ug = w + (size_t)g * nxi * upanel;                /* [nxi][packed] */
+			if (j.nb == 1)
+				rt_wino_block_(&j, 0, tiles, 1);
+			else if (split)
+				rt_parallel(rt_wino_sets_, &j, j.sets);
+			else
+				rt_wino_sets_(&j, 0, j.sets);
 		}
 }

@@ -235,6 +235,21 @@ static int wino_tile_block(int tiles)
 	return tiles <= 96 ? (tiles + 15) / 16 * 16 : 80;
 }
 
+/* The sets of whole tile blocks the threads take, each with its own V and M:
+ * conv_winograd_gemm.c computes the same (rt_wino_blocks, rt_wino_sets; keep
+ * in step): blocks of 48 tiles with the tail of under 24 joining the last,
+ * one set a block up to 4; one set for a layer whose GEMMs (nxi of
+ * mg x tiles x cg) make under 1 Mi multiply-adds. */
+static int wino_sets(int tiles, int nxi, int cg, int mg)
+{
+	int nb = 0;
+	if (tiles <= 96 || (double)nxi * mg * tiles * cg < 1048576.0)
+		return 1;
+	for (int t0 = 0, nt; t0 < tiles; t0 += nt, nb++)
+		nt = tiles - t0 - 48 < 24 ? tiles - t0 : 48;
+	return nb < 4 ? nb : 4;
+}
+
 int prep_winograd_applies(const struct rt_conv2d *p, int variant)
 {
 	const struct wino_variant v = decode(variant);
@@ -254,10 +269,11 @@ size_t prep_winograd_ws(const struct rt_conv2d *p, int variant)
 	const int tb = wino_tile_block(tiles);
 	const size_t gemm = (rt_sgemm_workspace_size(p->isa, mg, tb, cg) + sizeof(float) - 1) /
 	                    sizeof(float);
-	/* V, M, and for each of the RT_WINO_GEMM_SLOTS (conv_winograd_gemm.c)
-	 * parts that run side by side the 16 x 16 transpose stage per point and
-	 * the GEMM's packing */
-	return (size_t)nxi * (cg + mg) * tb + 4 * ((size_t)nxi * 256 + gemm);
+	/* V and M for each set of blocks, and for each of the
+	 * RT_WINO_GEMM_SLOTS (conv_winograd_gemm.c) parts that run side by side
+	 * the 16 x 16 transpose stage per point and the GEMM's packing */
+	const size_t vm = (size_t)nxi * (cg + mg) * tb;
+	return (size_t)wino_sets(tiles, nxi, cg, mg) * vm + 4 * ((size_t)nxi * 256 + gemm);
 }
 
 size_t prep_winograd_packed(const struct rt_conv2d *p, int variant)

@@ -6,7 +6,8 @@ Models: the Fashion-MNIST sample, a fixed graph and a random graph of
 tests/random/gen.py (convolutions of many shapes, pools, Concat, Gemm
 heads), a fully-connected net at batch 4 (gemm_fc) and one at batch 64 (the
 SGEMM), a wider CNN that is also built under the direct, im2col and
-Winograd families' strategies, so their rows run threaded, and a small
+Winograd families' strategies, so their rows run threaded, Winograd
+layers of many tile blocks (for the host, AVX2 and c99), and a small
 MobileNet-like net (depthwise rows, max and average pools in the blocked
 layouts, a residual Add, a 3-channel input, 16-channel convolutions split by
 rows) built for the host, for x86-64-v3 (AVX2) and for c99 (plain C), and
@@ -19,7 +20,7 @@ fuses both in CHW16c, the AVX2 build, which must fuse one, in HWC). Each
 is compiled with
 --threads 5 and built (-O0, to keep make check cheap) with
 -DRT_PARALLEL_MIN_WORK=0, so that even the small layers split over the
-threads (the wide and mobile CNNs and the FC nets also with the default threshold);
+threads (the wide, mobile and blocks CNNs and the FC nets also with the default threshold);
 tests/threads/driver.c runs it at 1, 2, 3, 4 and 5 threads
 (model_set_threads) and every output must be bitwise identical across the
 counts, and close to gen.py's float64 reference (1e-3 relative to the
@@ -172,6 +173,23 @@ def inception_net():
     return gen.finish(g, [t])
 
 
+def blocks_net():
+    """Winograd layers of many tile blocks (60 x 60 and 58 x 58 outputs: 2 to
+    19 blocks whichever tile the family picks, partial edge tiles, channel
+    counts off every vector width, two groups; each over the 1 Mi
+    multiply-adds that give a layer sets), which the threads take as whole
+    sets of blocks, fewer sets than the 5 threads."""
+    g = gen.Graph("blocks", gen.random.Random(17))
+    x = g.add_input([1, 8, 60, 60])
+    t = g.conv(x, 20, [3, 3], pads=[1, 1, 1, 1])
+    t = g.unary(t, "Relu")
+    t = g.conv(t, 18, [3, 3], group=2)
+    t = g.conv(t, 9, [3, 3], pads=[1, 1, 1, 1])
+    t = g.flatten(g.global_avg(t))
+    t = g.gemm(t, 10)
+    return gen.finish(g, [t])
+
+
 def cases():
     """[(name, model, inputs, outputs, strategies)]"""
     conv_strats = ["pbqp", "family:direct", "family:im2", "family:winograd"]
@@ -183,6 +201,8 @@ def cases():
     res.append(("wide",) + wide_cnn() + (conv_strats,))
     res.append(("mobile",) + mobile_net() + (["pbqp", "pbqp@x86-64-v3", "pbqp@c99"],))
     res.append(("expand",) + expand_net() + (["pbqp", "pbqp@x86-64-v3"],))
+    res.append(("blocks",) + blocks_net() + (["family:winograd", "family:winograd@x86-64-v3",
+                                              "family:winograd@c99"],))
     res.append(("incept",) + inception_net() + (["pbqp", "family:winograd", "family:winograd@x86-64-v3"],))
     for name, m, ins, outs in gen.fixed_graphs():
         if name in ("alexnet_stem",):
@@ -254,6 +274,8 @@ def main():
         builds = [(s, ["RT_PARALLEL_MIN_WORK=0"]) for s in strategies]
         if name in ("wide", "mobile", "fc4", "fc64"):
             builds.append(("pbqp", []))
+        if name == "blocks":
+            builds.append(("family:winograd", []))
         for s, defines in builds:
             d = os.path.join(work, name, s.replace(":", "_").replace("@", "_") +
                              ("_default" if not defines else ""))
