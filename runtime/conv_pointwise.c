@@ -135,6 +135,28 @@ struct rt_pw_geom_ {
 #define RT_PW_PREFETCH2_neon(p) ((void)(p))
 #define RT_PW_PREFETCH2_c(p) ((void)(p))
 
+/* The next pair's weights (rt_pw_items_), prefetched while this pair's
+ * tiles run, 4 lines of each vector per channel block: the addresses
+ * [next, end) and the same off1 bytes on (its second vector). Without it a
+ * pair's first tile waited on weights from memory with only RT_PW_WPF
+ * channels of lead. Addresses as integers: the last step may pass the
+ * packed weights' end, where pointer arithmetic would be undefined. */
+struct rt_pw_pf_ {
+	uintptr_t next, end;
+	size_t off1;
+};
+
+static inline __attribute__((always_inline)) void rt_pw_prefetch_(struct rt_pw_pf_ *pf)
+{
+	if (pf->next < pf->end) { /* straight code: it is inlined into every tile */
+		for (uintptr_t k = 0; k < 256; k += 64) {
+			__builtin_prefetch((const void *)(pf->next + k), 0, 3);
+			__builtin_prefetch((const void *)(pf->next + pf->off1 + k), 0, 3);
+		}
+		pf->next += 256;
+	}
+}
+
 /* One output channel vector's place: weights at w (input channel 0, then wb
  * floats per channel), outputs of the tile's first pixel at y, `valid` real
  * channels (the rest are stored as 0 in blocked layouts, not at all in HWC). */
@@ -143,6 +165,7 @@ struct rt_pw_vec_ {
 	float *y;
 	const float *r; /* the fused residual at y's place (p->res, laid out like y), or NULL */
 	int valid;
+	struct rt_pw_pf_ *pf; /* in/out (vector 0's): the next pair's weights, or NULL */
 };
 
 /* Stores one vector of the tile lane by lane: y = act(t + r) with the
@@ -307,6 +330,8 @@ RT_SIMD_EACH(RT_PW_OUT_)
 			if (cb + 1 < g->ncb) /* the next block's pixels: nr lines a block apart */     \
 				for (int j = 0; j < nr; j++)                                                \
 					RT_PW_PREFETCH_##SUF(x0 + g->xcb + j * xp);                             \
+			if (v0->pf)                                                                     \
+				rt_pw_prefetch_(v0->pf);                                                    \
 			for (int ci = 0; ci < nci; ci++, x0++, x4++, x8++, w0 += wb, w1 += wb) {        \
 				RT_PW_WPREF_##SUF(w0, RT_PW_WPF * wb);                                      \
 				if (nv > 1) RT_PW_WPREF_##SUF(w1, RT_PW_WPF * wb);                          \
@@ -580,12 +605,22 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 	const struct rt_conv2d *p = j->p;
 	const struct rt_pw_geom_ *g = j->g;
 	const int vl = j->vl;
+	struct rt_pw_pf_ pf;
 	for (int it = i0; it < i1; it++) {
 		const int band = it / j->pairs, q = 2 * (it % j->pairs);
 		const int nv = j->nvec - q >= 2 ? 2 : 1;
 		struct rt_pw_vec_ v[2];
 		float bias[2 * 16]; /* [2][vl] */
 		size_t yoff[2];
+		/* the next item's pair, in the same band or the next */
+		const int q2 = 2 * ((it + 1) % j->pairs);
+		const int m2 = q2 * vl, m3 = (j->nvec - q2 >= 2 ? q2 + 1 : q2) * vl;
+		const float *wn = j->w + (size_t)(m2 / g->wb) * g->C * g->wb + m2 % g->wb;
+		const size_t wspan = it + 1 < i1 ? (size_t)g->C * g->wb : 0;
+		pf.next = pf.end = (uintptr_t)wn;
+		pf.off1 = ((size_t)(m3 / g->wb) * g->C * g->wb + m3 % g->wb - (size_t)(wn - j->w)) *
+		          sizeof(float);
+		v[0].pf = v[1].pf = &pf;
 		for (int k = 0; k < 2; k++) {
 			const int m0 = (q + (k < nv ? k : 0)) * vl; /* first channel of the vector */
 			v[k].w = j->w + (size_t)(m0 / g->wb) * g->C * g->wb + m0 % g->wb;
@@ -597,6 +632,13 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 		}
 		const int t1 = (band + 1) * j->band < j->tiles ? (band + 1) * j->band : j->tiles;
 		for (int t = band * j->band; t < t1; t++) {
+			/* a share of the next pair's weights per tile, so that a large
+			 * plane's tiles do not fetch them all at the start */
+			if (wspan) {
+				const size_t f1 =
+				        wspan * (size_t)(t - band * j->band + 1) / (size_t)(t1 - band * j->band);
+				pf.end = (uintptr_t)wn + f1 * sizeof(float);
+			}
 			/* tile t: row t / tpr, piece t % tpr of equal width (+-1) */
 			const int r = t / j->tpr, k = t % j->tpr;
 			const int base = j->len / j->tpr, extra = j->len % j->tpr;
