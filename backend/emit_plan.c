@@ -545,7 +545,7 @@ static int plan_conv_primitive(struct plan *p, struct layer *l)
 	struct node *n = l->node;
 	struct tensor *b = n->n_inputs > 2 ? n->inputs[2] : NULL;
 	l->prim = rt_prim_find(n->primitive);
-	if (!l->prim || pass_conv_params(n, p->opt->isa, &l->u.conv)) {
+	if (!l->prim || pass_conv_params(n, p->opt->isa, p->opt->threads, &l->u.conv)) {
 		diag_error(p->d, n, "internal error: unknown primitive '%s'", n->primitive);
 		return -1;
 	}
@@ -556,7 +556,8 @@ static int plan_conv_primitive(struct plan *p, struct layer *l)
 	if (n->fused_into) /* runs inside the depthwise's layer (fuse_pw_dw): no code */
 		return 0;
 	if (fuse_has_pw(n)) { /* rt_conv_pw_dw: the 1x1's input, weights, bias, then ours */
-		if (pass_conv_params(n->inputs[0]->producer, p->opt->isa, &l->conv_pw)) {
+		if (pass_conv_params(n->inputs[0]->producer, p->opt->isa, p->opt->threads,
+		                     &l->conv_pw)) {
 			diag_error(p->d, n, "internal error: fused 1x1 without its parameters");
 			return -1;
 		}

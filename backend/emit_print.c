@@ -873,6 +873,8 @@ static void print_conv_struct(struct emitter *e, const char *name, const struct 
 	print_conv_geometry(e, c);
 	emit_line(e, ".act = %s, .alpha = %s, .beta = %s,", emit_act_names[c->act], a, b);
 	emit_line(e, ".isa = %s,", emit_rt_isa_names[c->isa]);
+	if (c->threads > 1)
+		emit_line(e, ".threads = %d, /* built for (workspace per thread) */", c->threads);
 	emit_close(e, ";");
 }
 
@@ -936,6 +938,8 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 			          f[1]);
 		if (l->prim)
 			emit_line(e, ".isa = %s,", emit_rt_isa_names[c->isa]);
+		if (l->prim && c->threads > 1) /* what select sized the workspace for */
+			emit_line(e, ".threads = %d, /* built for (workspace per thread) */", c->threads);
 		emit_close(e, ";");
 		const char *bias = emit_has_arg(l, "b") ? "b" : "NULL";
 		if (fused) /* the row adds r before the activation as it stores y */

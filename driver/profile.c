@@ -311,7 +311,7 @@ static int find_cases(struct profile *pr)
 		if (nd->dead)
 			continue;
 		struct rt_conv2d p;
-		if (nd->op == OP_CONV && pass_conv_params(nd, opt->isa, &p) == 0)
+		if (nd->op == OP_CONV && pass_conv_params(nd, opt->isa, opt->threads, &p) == 0)
 			add_scenario(pr, &p);
 		for (int k = 0; k < nc_n_kernels; k++)
 			if (nc_applies(&nc_kernels[k], nd))
@@ -541,10 +541,10 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 		const struct rt_conv2d *p = &pr->scenarios[s];
 		fprintf(f,
 		        "static const struct rt_conv2d layer%d = {%d, %d, %d, %d, %d, %d, %d, %d, %d, "
-		        "%d, %d, %d, %d, %d, %d, %d, %d, %a, %a, %s, NULL};\n",
+		        "%d, %d, %d, %d, %d, %d, %d, %d, %a, %a, %s, NULL, %d};\n",
 		        s, p->N, p->C, p->H, p->W, p->M, p->oH, p->oW, p->kH, p->kW, p->sH, p->sW,
 		        p->dH, p->dW, p->padT, p->padL, p->group, p->act, (double)p->alpha,
-		        (double)p->beta, isa_names[p->isa]);
+		        (double)p->beta, isa_names[p->isa], p->threads);
 	}
 	free(used);
 	for (int i = 0; i < n; i++) {

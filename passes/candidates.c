@@ -92,7 +92,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 		int k = nc_alternatives(n, opt, strategy, alts);
 		return k > 0 ? k : one_alternative(alts, NULL, 0);
 	}
-	if (pass_conv_params(n, opt->isa, &p))
+	if (pass_conv_params(n, opt->isa, opt->threads, &p))
 		return one_alternative(alts, NULL, 0); /* canonicalize refused other ranks */
 	int weights_const = n->inputs[1]->data != NULL;
 	const char *forced = forced_primitive(opt, n);

@@ -289,7 +289,8 @@ int fuse_pw_dw(struct graph *g, const struct options *opt)
 			continue;
 		const int variant = pw_dw_pairs[k].variant;
 		struct rt_conv2d pe, pd;
-		if (pass_conv_params(pw, opt->isa, &pe) || pass_conv_params(d, opt->isa, &pd) ||
+		if (pass_conv_params(pw, opt->isa, opt->threads, &pe) ||
+		    pass_conv_params(d, opt->isa, opt->threads, &pd) ||
 		    !prep_pw_dw_applies(&pe, &pd, variant))
 			continue;
 		struct tensor **in = arena_alloc(&g->arena, (FUSE_PW_INPUT + 3) * sizeof *in);

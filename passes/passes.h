@@ -480,10 +480,13 @@ void pbqp_set_limit(struct pbqp *q, long max_branches);
 int ilp_solve_pbqp(const struct pbqp *q, int *choice, double *objective, char *err,
                    size_t errlen);
 
-/* Fills p from a canonical Conv node (shapes and attributes); 1-D convolutions
- * get H = 1. Returns -1 for anything but 1-D/2-D. Shared by select and the
- * emitter so both see the same layer. */
-int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p);
+/* Fills p from a canonical Conv node (shapes and attributes) for the GEMM
+ * micro-kernel isa and code built for `threads` threads (--threads; the
+ * Winograd rows size their per-thread workspace by it); 1-D convolutions get
+ * H = 1. Returns -1 for anything but 1-D/2-D. Shared by select and the
+ * emitter so both see the same layer, and the workspace select sizes is the
+ * one the emitted layer uses. */
+int pass_conv_params(struct node *n, int isa, int threads, struct rt_conv2d *p);
 
 /* ---- plan_memory.c ----------------------------------------------------------
  * Needs: final graph. Views (Reshape, Flatten, Squeeze, Unsqueeze) alias their

@@ -66,7 +66,7 @@
  * model layout is CHW per image). */
 static enum layout ir_layout(int l) { return l == RT_L_CHW ? LAYOUT_MODEL : (enum layout)(l + 1); }
 
-int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p)
+int pass_conv_params(struct node *n, int isa, int threads, struct rt_conv2d *p)
 {
 	const struct tensor *x = n->inputs[0], *y = n->outputs[0];
 	const int64_t *k, *s, *dl, *pads;
@@ -97,6 +97,7 @@ int pass_conv_params(struct node *n, int isa, struct rt_conv2d *p)
 	p->alpha = n->act_alpha;
 	p->beta = n->act_beta;
 	p->isa = isa;
+	p->threads = threads > 1 ? threads : 1;
 	return 0;
 }
 
@@ -590,7 +591,7 @@ static void walk_node(struct walk *w, int i)
 	}
 	if (w->apply && al->prim) {
 		struct rt_conv2d p;
-		if (pass_conv_params(n, s->opt->isa, &p))
+		if (pass_conv_params(n, s->opt->isa, s->opt->threads, &p))
 			unreachable("select: a primitive for a layer it cannot describe");
 		if (al->prim->packed)
 			pack_weights(s->g, n, al->prim, &p);
@@ -962,7 +963,8 @@ static void report_scalar(const struct graph *g, const struct options *opt)
 		const struct rt_prim *r = n->op == OP_CONV && n->primitive ? rt_prim_find(n->primitive)
 		                                                           : NULL;
 		struct rt_conv2d p;
-		if (!r || cost_vectorised(r, opt->isa) || pass_conv_params(n, opt->isa, &p))
+		if (!r || cost_vectorised(r, opt->isa) ||
+		    pass_conv_params(n, opt->isa, opt->threads, &p))
 			continue;
 		int k = 0;
 		while (k < rt_n_prims && !(cost_vectorised(&rt_prims[k], opt->isa) &&

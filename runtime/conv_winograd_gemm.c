@@ -26,7 +26,8 @@
  * Stride 1, dilation 1, kernel exactly (r_h, r_w), any padding (tiles reading
  * outside the input read zeros; edge tiles store their valid part only), any
  * group but depthwise (one pass per group). Tiles go in blocks of about 48
- * (the GEMMs' N; rt_wino_tile_block).
+ * (the GEMMs' N), blocks in sets with their own V and M (struct rt_wino_cut,
+ * rt_types.h).
  *
  * The transforms work on a lane group: up to 16 (AVX-512), 8 (AVX2) or 4
  * (portable C) neighbouring tiles of one tile row, each lane one tile, so V
@@ -153,22 +154,6 @@ static inline void rt_wino_sparse(int rows, int cols,
 				s->n[k]++;
 			}
 	}
-}
-
-/* Blocks of tiles, as prep_winograd.c computes them (keep in step). A block
- * of 48 tiles (the N of the alpha^2 GEMMs: one AVX-512 panel, three AVX2
- * ones) measured best on VGG-16; a tail of under 24 tiles joins the last
- * block rather than streaming all of U again for a few tiles; up to 96 tiles
- * make one block. Returns the capacity (the row stride of V and M), a
- * multiple of 16; *nominal gets the block size. */
-static inline int rt_wino_tile_block(int tiles, int *nominal)
-{
-	if (tiles <= 96) {
-		*nominal = tiles;
-		return (tiles + 15) / 16 * 16;
-	}
-	*nominal = 48;
-	return 80;
 }
 
 /* Strides (floats) of channel, row and column of a C x H x W image in layout l
@@ -849,13 +834,14 @@ struct rt_wino_job_ {
 	/* the GEMM phase: M[xi] = U[xi] V[xi] for every point xi */
 	const float *ug;      /* the group's packed U: [nxi][upanel] */
 	size_t upanel;        /* floats of one packed U[xi] */
-	float *gws;           /* RT_WINO_GEMM_SLOTS GEMM workspaces of gsize floats */
+	float *gws;           /* `slots` GEMM workspaces of gsize floats */
 	size_t gsize;         /* 0: every part uses the first one (one thread) */
 	int isa, nxi;
 	int groups;           /* lane groups of the block, for rt_wino_parts_ */
 	/* the layer's blocks, for rt_wino_sets_ */
 	int tiles, nominal;   /* tiles of the layer; tiles of every block but the last */
-	int nb, sets;         /* blocks; sets of blocks (and of workspace) */
+	int nb, sets;         /* blocks; sets of blocks (and of V and M) */
+	int slots;            /* stages and GEMM workspaces: 1, or one a part */
 	size_t vmsize;        /* floats of one set's V and M */
 };
 
@@ -918,42 +904,13 @@ static void rt_wino_lanes_(void *ctx, int i0, int i1)
 	rt_wino_run_(j, i0, i1, j->st);
 }
 
-/* The GEMM phase is cut into this many parts of consecutive points xi, part
- * k packing its B panels into the k-th GEMM workspace, so that the threads
- * run whole GEMMs side by side: one block's GEMMs (tb <= 96 tiles wide) are
- * too narrow to split each over the threads and too small to pass
- * RT_PARALLEL_MIN_WORK alone (28 x 28 x 128: 128 x 48 x 128 per point), while
- * the block's 16 to 64 of them together are not. prep_winograd_ws reserves
- * the slots (keep in step). */
-#define RT_WINO_GEMM_SLOTS 4
-
-/* How many blocks a layer of `tiles` tiles has: blocks of the nominal size,
- * the last one with the tail (rt_wino_tile_block). */
-static inline int rt_wino_blocks(int tiles)
-{
-	int nominal, nb = 0;
-	rt_wino_tile_block(tiles, &nominal);
-	for (int t0 = 0, nt; t0 < tiles; t0 += nt, nb++) {
-		nt = tiles - t0 < nominal ? tiles - t0 : nominal;
-		if (tiles - t0 - nt < nominal / 2)
-			nt = tiles - t0; /* the tail joins this block */
-	}
-	return nb;
-}
-
-/* Sets of whole blocks the threads take (rt_wino_sets_), each with its own V
- * and M: one for a single block or a layer of under 1 Mi multiply-adds in
- * its GEMMs (RT_PARALLEL_MIN_WORK's default, fixed here so the workspace
- * does not depend on how the code is built: small layers, which would not
- * split, keep one V and M), else up to RT_WINO_GEMM_SLOTS. Shapes alone
- * decide, so the blocks a set runs never depend on the thread count;
- * prep_winograd.c computes the same (keep in step). */
-static inline int rt_wino_sets(int blocks, double work)
-{
-	if (work < 1048576.0)
-		return 1;
-	return blocks < RT_WINO_GEMM_SLOTS ? blocks : RT_WINO_GEMM_SLOTS;
-}
+/* The GEMM phase of a one-block layer is cut into RT_WINO_GEMM_SLOTS
+ * (rt_types.h) parts of consecutive points xi, part k packing its B panels
+ * into the k-th GEMM workspace, so that the threads run whole GEMMs side by
+ * side: one block's GEMMs (tb <= 96 tiles wide) are too narrow to split each
+ * over the threads and too small to pass RT_PARALLEL_MIN_WORK alone (28 x 28
+ * x 128: 128 x 48 x 128 per point), while the block's 16 to 64 of them
+ * together are not. */
 
 /* Parts [k0, k1) of the block's GEMMs. Each M[xi] is one rt_sgemm call
  * whoever makes it (nested in a job it runs on its thread alone), so the
@@ -1018,9 +975,10 @@ static void rt_wino_block_(struct rt_wino_job_ *j, int tb0, int nt, int threaded
 	j->phase = 0;
 	j->groups = rt_wino_groups_(j);
 	/* the parts (GEMMs, staged transforms) go to the threads when the
-	 * block's GEMMs together pass RT_PARALLEL_MIN_WORK */
+	 * block's GEMMs together pass RT_PARALLEL_MIN_WORK and the layer has a
+	 * slot for each part (built for more than one thread) */
 #ifdef RT_THREADS
-	const int split = threaded &&
+	const int split = threaded && j->slots > 1 &&
 	                  (double)j->nxi * j->pl->mg * nt * j->pl->cg >= RT_PARALLEL_MIN_WORK;
 #else
 	const int split = 0;
@@ -1097,8 +1055,9 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
                                  const float *b, /* [M] or NULL */
                                  float *y,       /* out: [N] images M x oH x oW, layout variant/100%10 */
                                  float *ws)      /* per set of blocks V [ah*aw][C/group][tb] and
-                                                    M [ah*aw][M/group][tb]; per part stage
-                                                    [ah*aw][256] and the GEMM's workspace */
+                                                    M [ah*aw][M/group][tb]; per slot a stage
+                                                    [ah*aw][256] and the GEMM's workspace
+                                                    (struct rt_wino_cut) */
 {
 	struct rt_wino_plan pl;
 	const float *bth, *ath, *btw, *atw;
@@ -1117,8 +1076,9 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	const int tiles = th * pl.tw;
 	pl.cg = p->C / p->group;
 	pl.mg = p->M / p->group;
-	int nominal;
-	pl.tb = rt_wino_tile_block(tiles, &nominal);
+	/* blocks, sets and slots, as prep_winograd_ws reserved them */
+	const struct rt_wino_cut cut = rt_wino_cut_of(tiles, nxi, pl.cg, pl.mg, p->threads);
+	pl.tb = cut.tb;
 	pl.H = p->H;
 	pl.W = p->W;
 	pl.oH = p->oH;
@@ -1134,14 +1094,12 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	const size_t xsize = (size_t)p->C * p->H * p->W, ysize = (size_t)p->M * p->oH * p->oW;
 	const int mr = RT_SGEMM_MR(p->isa);
 	const size_t upanel = (size_t)((pl.mg + mr - 1) / mr) * mr * pl.cg; /* one packed U[xi] */
-	/* sets (rt_wino_sets) of V: [nxi][cg][tb] and M: [nxi][mg][tb] */
+	/* cut.sets of V: [nxi][cg][tb] and M: [nxi][mg][tb] */
 	float *vb = ws;
 	float *mb = vb + (size_t)nxi * pl.cg * pl.tb;
-	const double work = (double)nxi * pl.mg * tiles * pl.cg; /* the GEMMs' multiply-adds */
-	const int sets = rt_wino_sets(rt_wino_blocks(tiles), work);
-	float *st = vb + (size_t)sets * nxi * (pl.cg + pl.mg) * pl.tb;
-	/* stages: [RT_WINO_GEMM_SLOTS][nxi][16][16] */
-	float *gws = st + (size_t)RT_WINO_GEMM_SLOTS * nxi * 256; /* rt_sgemm's workspaces, gsize floats each */
+	float *st = vb + (size_t)cut.sets * nxi * (pl.cg + pl.mg) * pl.tb;
+	/* stages: [cut.slots][nxi][16][16] */
+	float *gws = st + (size_t)cut.slots * nxi * 256; /* rt_sgemm's workspaces, gsize floats each */
 	/* floats of rt_sgemm_workspace_size(p->isa, mg, tb, cg) (sgemm.h; library
 	 * builds only, so written out): the packed B block plus 64 bytes */
 	const size_t gkc = (size_t)(pl.cg < RT_SGEMM_KC(p->isa) ? pl.cg : RT_SGEMM_KC(p->isa));
@@ -1161,14 +1119,16 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	                         .upanel = upanel, .gws = gws, .isa = p->isa, .nxi = nxi};
 
 	j.tiles = tiles;
-	j.nominal = nominal;
-	j.nb = rt_wino_blocks(tiles);
-	j.sets = sets;
+	j.nominal = cut.nominal;
+	j.nb = cut.blocks;
+	j.sets = cut.sets;
+	j.slots = cut.slots;
 	j.vmsize = (size_t)nxi * (pl.cg + pl.mg) * pl.tb;
 	j.gsize = gsize;
 #ifdef RT_THREADS
 	/* the sets go to the threads when the layer's GEMMs together pass
 	 * RT_PARALLEL_MIN_WORK */
+	const double work = (double)nxi * pl.mg * tiles * pl.cg; /* the GEMMs' multiply-adds */
 	const int split = j.sets > 1 && work >= RT_PARALLEL_MIN_WORK;
 #else
 	const int split = 0;

@@ -227,29 +227,6 @@ static struct wino_variant decode(int variant)
 	return v;
 }
 
-/* The most tiles in a block (the row stride of V and M):
- * conv_winograd_gemm.c computes the same (keep in step): blocks of 48 tiles,
- * the last one up to 71, or one block for up to 96 tiles. */
-static int wino_tile_block(int tiles)
-{
-	return tiles <= 96 ? (tiles + 15) / 16 * 16 : 80;
-}
-
-/* The sets of whole tile blocks the threads take, each with its own V and M:
- * conv_winograd_gemm.c computes the same (rt_wino_blocks, rt_wino_sets; keep
- * in step): blocks of 48 tiles with the tail of under 24 joining the last,
- * one set a block up to 4; one set for a layer whose GEMMs (nxi of
- * mg x tiles x cg) make under 1 Mi multiply-adds. */
-static int wino_sets(int tiles, int nxi, int cg, int mg)
-{
-	int nb = 0;
-	if (tiles <= 96 || (double)nxi * mg * tiles * cg < 1048576.0)
-		return 1;
-	for (int t0 = 0, nt; t0 < tiles; t0 += nt, nb++)
-		nt = tiles - t0 - 48 < 24 ? tiles - t0 : 48;
-	return nb < 4 ? nb : 4;
-}
-
 int prep_winograd_applies(const struct rt_conv2d *p, int variant)
 {
 	const struct wino_variant v = decode(variant);
@@ -266,14 +243,15 @@ size_t prep_winograd_ws(const struct rt_conv2d *p, int variant)
 	const int ah = v.h->m + v.h->r - 1, aw = v.w->m + v.w->r - 1, nxi = ah * aw;
 	const int cg = p->C / p->group, mg = p->M / p->group;
 	const int tiles = ((p->oH + v.h->m - 1) / v.h->m) * ((p->oW + v.w->m - 1) / v.w->m);
-	const int tb = wino_tile_block(tiles);
-	const size_t gemm = (rt_sgemm_workspace_size(p->isa, mg, tb, cg) + sizeof(float) - 1) /
+	/* the cut rt_conv_winograd_gemm makes, for the threads p was built for */
+	const struct rt_wino_cut cut = rt_wino_cut_of(tiles, nxi, cg, mg, p->threads);
+	const size_t gemm = (rt_sgemm_workspace_size(p->isa, mg, cut.tb, cg) + sizeof(float) - 1) /
 	                    sizeof(float);
-	/* V and M for each set of blocks, and for each of the
-	 * RT_WINO_GEMM_SLOTS (conv_winograd_gemm.c) parts that run side by side
-	 * the 16 x 16 transpose stage per point and the GEMM's packing */
-	const size_t vm = (size_t)nxi * (cg + mg) * tb;
-	return (size_t)wino_sets(tiles, nxi, cg, mg) * vm + 4 * ((size_t)nxi * 256 + gemm);
+	/* V and M for each set of blocks, and for each slot (a part that runs
+	 * side by side with the others) the 16 x 16 transpose stage per point
+	 * and the GEMM's packing */
+	const size_t vm = (size_t)nxi * (cg + mg) * cut.tb;
+	return (size_t)cut.sets * vm + (size_t)cut.slots * ((size_t)nxi * 256 + gemm);
 }
 
 size_t prep_winograd_packed(const struct rt_conv2d *p, int variant)

@@ -188,7 +188,59 @@ struct rt_conv2d {
 	const float *res; /* fused residual r, laid out like y, or NULL: y = act(conv +
 	                     bias + r), r added in the store loop before the activation;
 	                     only rows rt_prim_fuses_residual names read it */
+	int threads;      /* the threads the code was built for (--threads; 0 counts
+	                     as 1): rows that keep a workspace per thread (Winograd's
+	                     sets, rt_wino_cut) reserve and use at most this many */
 };
+
+/* How a Winograd layer (conv_winograd_gemm.c) is cut, in one place so that
+ * the workspace prep_winograd.c reserves is the one the kernel uses. Tiles
+ * go in blocks (the N of the alpha^2 GEMMs M[xi] = U[xi] V[xi]): 48 tiles,
+ * one AVX-512 panel or three AVX2 ones, measured best on VGG-16; a tail of
+ * under 24 tiles joins the last block rather than streaming all of U again
+ * for a few tiles; up to 96 tiles make one block. Blocks go in sets, each
+ * set with its own V and M, that the threads take whole: one set for a
+ * single block or for a layer of under 1 Mi multiply-adds in its GEMMs
+ * (RT_PARALLEL_MIN_WORK's default, fixed here so the workspace does not
+ * depend on how the code is built: small layers, which would not split, keep
+ * one V and M), else one a block up to RT_WINO_GEMM_SLOTS and up to the
+ * threads the code was built for. A one-block layer cuts its GEMM phase
+ * (and the staged transforms) into RT_WINO_GEMM_SLOTS parts that run side
+ * by side, each with a stage and a GEMM workspace (a slot); built for one
+ * thread, nothing runs side by side and one slot serves. Every block gets
+ * the same arithmetic whatever set or part runs it, so outputs do not depend
+ * on the thread count the code was built for or runs on. */
+#define RT_WINO_GEMM_SLOTS 4
+struct rt_wino_cut {
+	int tb;      /* tiles a block holds: the row stride of V and M, a multiple of 16 */
+	int nominal; /* tiles of every block but the last (which has the tail) */
+	int blocks;  /* blocks of the layer */
+	int sets;    /* sets of whole blocks, each with its own V and M */
+	int slots;   /* stages and GEMM workspaces: RT_WINO_GEMM_SLOTS, or 1 for one thread */
+};
+static inline struct rt_wino_cut rt_wino_cut_of(int tiles, int nxi, int cg, int mg, int threads)
+{
+	/* tiles: of the layer's output (per image and group); nxi: alpha^2
+	 * points; cg, mg: input and output channels of a group. */
+	struct rt_wino_cut c;
+	c.nominal = tiles <= 96 ? tiles : 48;
+	c.tb = tiles <= 96 ? (tiles + 15) / 16 * 16 : 80; /* 48 + a tail under 24 */
+	c.blocks = 0;
+	for (int t0 = 0, nt; t0 < tiles; t0 += nt, c.blocks++) {
+		nt = tiles - t0 < c.nominal ? tiles - t0 : c.nominal;
+		if (tiles - t0 - nt < c.nominal / 2)
+			nt = tiles - t0; /* the tail joins this block */
+	}
+	if (threads < 1)
+		threads = 1;
+	c.sets = c.blocks < RT_WINO_GEMM_SLOTS ? c.blocks : RT_WINO_GEMM_SLOTS;
+	if (c.sets > threads)
+		c.sets = threads;
+	if ((double)nxi * mg * tiles * cg < 1048576.0)
+		c.sets = 1;
+	c.slots = threads > 1 ? RT_WINO_GEMM_SLOTS : 1;
+	return c;
+}
 
 /* 2-D pooling, ONNX MaxPool / AveragePool semantics.
  * x: [N, C, H, W]   y: [N, C, oH, oW]. Window (i, j) covers input rows

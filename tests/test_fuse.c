@@ -287,7 +287,7 @@ Test(residual, selection_reads_the_residual_in_the_rows_output_layout)
 		opt.force = &f;
 		opt.n_force = 1;
 		struct rt_conv2d p;
-		cr_assert_eq(pass_conv_params(find(g, "conv2"), opt.isa, &p), 0);
+		cr_assert_eq(pass_conv_params(find(g, "conv2"), opt.isa, opt.threads, &p), 0);
 		if (!rt_prims[i].applies(&p, rt_prims[i].variant)) {
 			ir_graph_free(g);
 			continue;
@@ -395,7 +395,7 @@ Test(pw_dw, expand_then_depthwise_fuse_where_the_expanded_tensor_is_large)
 		cr_assert_eq(dw->inputs[FUSE_PW_INPUT], pw->inputs[0]);
 		cr_assert_eq(dw->inputs[FUSE_PW_INPUT + 1], pw->inputs[1]);
 		struct rt_conv2d pd;
-		cr_assert_eq(pass_conv_params(dw, PW_DW_ISA, &pd), 0);
+		cr_assert_eq(pass_conv_params(dw, PW_DW_ISA, 1, &pd), 0);
 		cr_assert_geq(dw->ws_bytes, prep_pw_dw_ws(&pd, 0) * sizeof(float));
 		/* the 1x1's input lives until the fused layer has run */
 		struct options opt = {0};
@@ -453,7 +453,7 @@ Test(pw_dw, blocked_pair_fuses_where_the_expanded_tensor_is_large)
 			cr_assert_eq(dw->inputs[FUSE_PW_INPUT], pw->inputs[0]);
 			cr_assert_eq(dw->inputs[FUSE_PW_INPUT + 1], pw->inputs[1]);
 			struct rt_conv2d pd;
-			cr_assert_eq(pass_conv_params(dw, PW_DW_ISA, &pd), 0);
+			cr_assert_eq(pass_conv_params(dw, PW_DW_ISA, 1, &pd), 0);
 			cr_assert_geq(dw->ws_bytes, prep_pw_dw_ws(&pd, B) * sizeof(float));
 			struct options opt = {0};
 			struct diag d;

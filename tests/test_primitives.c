@@ -800,3 +800,114 @@ Test(winograd, transforms_are_exact)
 	for (int id = 0; id < prep_winograd_n_transforms(); id++)
 		cr_expect(prep_winograd_identity_exact(id), "1-D Winograd algorithm %d is not exact", id);
 }
+
+/* Winograd layers built for 1 to 5 threads (p->threads: 1 to 4 sets of
+ * blocks, 1 or RT_WINO_GEMM_SLOTS slots, struct rt_wino_cut) give the same
+ * bits, run with the pool at 1 and at 2 threads, and stay inside the
+ * workspace prep_winograd_ws sizes for the threads they were built for (its
+ * guards intact): the layers of many blocks split into sets, the one-block
+ * layer into parts, and a layer built for one thread must not take the parts'
+ * slots even with a pool running. */
+static void check_wino_threads(int isa)
+{
+	static const struct rt_conv2d shapes[] = {
+		/* 60 x 60: 900, 225 and 100 tiles (19, 5 and 2 blocks) */
+		{.N = 1, .C = 16, .H = 60, .W = 60, .M = 24, .oH = 60, .oW = 60, .kH = 3, .kW = 3,
+		 .sH = 1, .sW = 1, .dH = 1, .dW = 1, .padT = 1, .padL = 1, .group = 1},
+		/* two groups, no padding, channels off every vector width, batch 2 */
+		{.N = 2, .C = 18, .H = 58, .W = 58, .M = 20, .oH = 56, .oW = 56, .kH = 3, .kW = 3,
+		 .sH = 1, .sW = 1, .dH = 1, .dW = 1, .padT = 0, .padL = 0, .group = 2},
+		/* 14 x 14: one block of 49, 16 or 9 tiles, 12.8 M multiply-adds at F(2) */
+		{.N = 1, .C = 128, .H = 14, .W = 14, .M = 128, .oH = 14, .oW = 14, .kH = 3, .kW = 3,
+		 .sH = 1, .sW = 1, .dH = 1, .dW = 1, .padT = 1, .padL = 1, .group = 1},
+	};
+	int most_sets = 0, ran = 0;
+	for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+		struct rt_conv2d p = shapes[si];
+		p.isa = isa;
+		p.act = RT_ACT_RELU;
+		const size_t nx = (size_t)p.N * p.C * p.H * p.W;
+		const size_t nw = (size_t)p.M * (p.C / p.group) * p.kH * p.kW;
+		float *x = malloc(nx * sizeof *x), *w = malloc(nw * sizeof *w), b[128];
+		rng_state = 4242 + si;
+		for (size_t i = 0; i < nx; i++)
+			x[i] = rnd_float();
+		for (size_t i = 0; i < nw; i++)
+			w[i] = rnd_float();
+		for (int i = 0; i < p.M; i++)
+			b[i] = rnd_float();
+		for (int k = 0; k < rt_n_prims; k++) {
+			const struct rt_prim *pr = &rt_prims[k];
+			if (pr->family != RT_FAM_WINOGRAD || !pr->applies(&p, pr->variant))
+				continue;
+			ran++;
+			const size_t nxi = (size_t)p.N * rt_layout_size(pr->in, p.C, p.H, p.W);
+			const size_t nyo = (size_t)p.N * rt_layout_size(pr->out, p.M, p.oH, p.oW);
+			float *xi = malloc(nxi * sizeof *xi), *first = malloc(nyo * sizeof *first);
+			float *packed = malloc(pr->packed(&p, pr->variant) * sizeof *packed);
+			to_layout(pr->in, p.N, p.C, p.H, p.W, x, xi);
+			pr->pack(&p, pr->variant, w, packed);
+			for (int pool = 1; pool <= 2; pool++) {
+				if (pool == 2)
+					cr_assert(rt_pool_start(2) == 2, "2 threads did not start");
+				for (int t = 1; t <= 5; t++) {
+					p.threads = t;
+					const size_t nws = pr->ws(&p, pr->variant);
+					float *ws = guarded(nws), *y = guarded(nyo);
+					for (size_t i = 0; i < nyo; i++)
+						y[i] = NAN;
+					pr->run(&p, pr->variant, xi, packed, b, y, ws);
+					cr_assert(guard_intact(ws, nws) && guard_intact(y, nyo),
+					          "%s [%s] built for %d threads, run on %d, wrote past its "
+					          "%zu-float workspace or its output (shape %zu)", pr->name,
+					          rt_sgemm_isa_name(isa), t, pool, nws, si);
+					if (pool == 1 && t == 1)
+						memcpy(first, y, nyo * sizeof *y);
+					else
+						cr_assert(memcmp(first, y, nyo * sizeof *y) == 0,
+						          "%s [%s] built for %d threads, run on %d, differs from "
+						          "1 thread (shape %zu)", pr->name, rt_sgemm_isa_name(isa), t,
+						          pool, si);
+					free(ws);
+					free(y);
+				}
+				rt_pool_stop();
+			}
+			for (int t = 1; t <= 5; t++) {
+				const int ah = pr->variant / 10 % 10 == 1 ? 4 : pr->variant / 10 % 10 == 2 ? 6 : 8;
+				const int m = ah - 2, tiles = ((p.oH + m - 1) / m) * ((p.oW + m - 1) / m);
+				const struct rt_wino_cut c = rt_wino_cut_of(tiles, ah * ah, p.C / p.group,
+				                                            p.M / p.group, t);
+				cr_assert(c.sets <= t && c.sets <= c.slots && (t > 1 || c.slots == 1),
+				          "%s: %d sets, %d slots for %d threads", pr->name, c.sets, c.slots, t);
+				if (c.sets > most_sets)
+					most_sets = c.sets;
+			}
+			free(xi);
+			free(first);
+			free(packed);
+		}
+		free(x);
+		free(w);
+	}
+	cr_assert(ran >= 6 && most_sets == RT_WINO_GEMM_SLOTS,
+	          "the shapes ran %d rows, at most %d sets: not the cuts this test is for", ran,
+	          most_sets);
+}
+
+Test(winograd, threads_built_for_give_the_same_bits_c)
+{
+	check_wino_threads(RT_SGEMM_ISA_C);
+}
+
+Test(winograd, threads_built_for_give_the_same_bits_avx2)
+{
+	skip_unless_supported(RT_SGEMM_ISA_AVX2);
+	check_wino_threads(RT_SGEMM_ISA_AVX2);
+}
+
+Test(winograd, threads_built_for_give_the_same_bits_avx512)
+{
+	skip_unless_supported(RT_SGEMM_ISA_AVX512);
+	check_wino_threads(RT_SGEMM_ISA_AVX512);
+}

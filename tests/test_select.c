@@ -864,3 +864,35 @@ Test(select, pool_between_blocked_convs_stays_blocked)
 	check_legal(g, "canonical");
 	ir_graph_free(g);
 }
+
+/* A Winograd layer's workspace follows the threads the code is built for
+ * (struct rt_conv2d.threads, rt_wino_cut_of): select sizes it through
+ * pass_conv_params as the emitter will describe the layer, one set of V and
+ * M at --threads 1 and more for more threads (60 x 60, 16 -> 24 channels: 2
+ * to 19 tile blocks whichever tile the family picks). */
+Test(select, winograd_workspace_follows_the_threads)
+{
+	size_t ws[6] = {0};
+	for (int t = 1; t <= 5; t++) {
+		struct graph *g = ir_graph_new("m.onnx");
+		struct tensor *x = input(g, act(g, "x", SHAPE(1, 16, 60, 60)));
+		struct tensor *y = output(g, act(g, "y", SHAPE(1, 24, 60, 60)));
+		struct node *n = conv(g, "a", x, 24, 3, y);
+		struct options o = options("family:winograd");
+		o.threads = t;
+		struct diag d;
+		diag_init(&d, "m.onnx", stderr);
+		cr_assert_eq(pass_select(g, &o, &d), 0);
+		const struct rt_prim *r = rt_prim_find(n->primitive);
+		cr_assert(r && r->family == RT_FAM_WINOGRAD, "a runs %s", n->primitive);
+		struct rt_conv2d p;
+		cr_assert_eq(pass_conv_params(n, o.isa, o.threads, &p), 0);
+		cr_assert_eq(p.threads, t);
+		ws[t] = n->ws_bytes;
+		cr_assert_eq(ws[t], r->ws(&p, r->variant) * sizeof(float), "%s at %d threads", r->name, t);
+		ir_graph_free(g);
+	}
+	cr_assert(ws[1] < ws[2] && ws[2] <= ws[3] && ws[3] <= ws[4] && ws[4] <= ws[5],
+	          "workspace bytes at 1..5 threads: %zu %zu %zu %zu %zu", ws[1], ws[2], ws[3], ws[4],
+	          ws[5]);
+}

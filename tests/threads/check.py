@@ -7,7 +7,8 @@ tests/random/gen.py (convolutions of many shapes, pools, Concat, Gemm
 heads), a fully-connected net at batch 4 (gemm_fc) and one at batch 64 (the
 SGEMM), a wider CNN that is also built under the direct, im2col and
 Winograd families' strategies, so their rows run threaded, Winograd
-layers of many tile blocks (for the host, AVX2 and c99), and a small
+layers of many tile blocks (for the host, AVX2 and c99; also built with
+--threads 1 and 2, which cut them into fewer sets, for the same bits), and a small
 MobileNet-like net (depthwise rows, max and average pools in the blocked
 layouts, a residual Add, a 3-channel input, 16-channel convolutions split by
 rows) built for the host, for x86-64-v3 (AVX2) and for c99 (plain C), and
@@ -178,7 +179,9 @@ def blocks_net():
     19 blocks whichever tile the family picks, partial edge tiles, channel
     counts off every vector width, two groups; each over the 1 Mi
     multiply-adds that give a layer sets), which the threads take as whole
-    sets of blocks, fewer sets than the 5 threads."""
+    sets of blocks, fewer sets than the 5 threads. Also built for 1 and 2
+    threads (--threads: one set and one slot, at most two sets), whose
+    outputs must equal the --threads 5 build's."""
     g = gen.Graph("blocks", gen.random.Random(17))
     x = g.add_input([1, 8, 60, 60])
     t = g.conv(x, 20, [3, 3], pads=[1, 1, 1, 1])
@@ -305,6 +308,23 @@ def main():
                         failures.append("%s %s: output %s off the reference by %.3g" % (name, s, oname, err))
             if name == "sample" and s == "pbqp" and defines:
                 sample_ref = got[COUNTS[0]]
+            if name == "blocks":
+                # built for fewer threads: fewer sets of blocks (one set and
+                # one slot at --threads 1), the same bits
+                for bt in (1, 2):
+                    d2 = "%s_built%d" % (d, bt)
+                    exe2 = build(d2, mpath, s, bt, defines=defines)
+                    n_builds += 1
+                    got2 = exe2 and outputs(d2, exe2, inputs, list(range(1, bt + 1)))
+                    if not got2:
+                        continue
+                    n_runs += len(got2)
+                    for c, g2 in got2.items():
+                        if not same_bits(g2, got[COUNTS[0]]):
+                            failures.append("%s %s built for %d threads, run on %d: differs from "
+                                            "the --threads 5 build" % (name, s, bt, c))
+                print("%-16s %-24s built for 1 and 2 threads: outputs identical" %
+                      (name, s + ("" if defines else " (default)")))
             print("%-16s %-24s outputs identical at %s threads%s" %
                   (name, s + ("" if defines else " (default)"), ",".join(map(str, COUNTS)), fused))
     # The sample without the pool: --threads 1, and --threads 5 compiled single-threaded.
