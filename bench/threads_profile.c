@@ -27,12 +27,18 @@
  * and per network: t1 / best2 (the best 2-thread speedup the split allows),
  * the serial fraction (serial CPU / work2), jobs per run, and the 2-thread
  * overhead work2 / t1 (memory contention shows up there); PROF_TSV=FILE also
- * writes every row's medians to FILE (for A/B scripts). Then the TOP layers
+ * writes every row's medians to FILE (for A/B scripts), and PROF_PIN=1 pins
+ * the caller to CPU 0 and the worker to CPU 1. Pin on a loaded machine:
+ * unpinned, the worker often shares the caller's core (max2 then equals
+ * work2), and what a second core costs (its caches hold the other thread's
+ * data) never shows; pinned, each thread keeps its core, time-shared with
+ * other jobs but not with the other thread. Then the TOP layers
  * that lose most against a perfect halving (best2 - t1 / 2). A last line
  * times an empty job (minimum wall time over many: the fork/join cost on an
  * idle core; on a loaded machine only the minimum means something). */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -56,6 +62,7 @@ struct prof_job {
 
 static struct prof_job prof_jobs[PROF_MAX_JOBS];
 static int prof_njobs, prof_on;
+static long prof_chunks; /* chunks timed (every 2-thread run) */
 static double prof_t0;
 static pthread_t prof_caller;
 static int prof_current_row(void);
@@ -92,11 +99,28 @@ static void prof_job(int end, int chunks)
 		fn(ctx, b, e);                                                                    \
 		if (prof_on && prof_njobs < PROF_MAX_JOBS && (k) < PROF_MAX_CHUNKS) {              \
 			prof_jobs[prof_njobs].chunk_us[k] = prof_cpu_us() - t_;                       \
+			__atomic_add_fetch(&prof_chunks, 1, __ATOMIC_RELAXED);                        \
 			prof_jobs[prof_njobs].by_worker[k] = !pthread_equal(pthread_self(), prof_caller); \
 		}                                                                                 \
 	} while (0)
 
 #include "model.c"
+
+/* PROF_PIN=1: the caller on CPU 0, the pool's worker (if any) on CPU 1. */
+static void prof_pin(void)
+{
+	cpu_set_t c;
+	if (!getenv("PROF_PIN"))
+		return;
+	CPU_ZERO(&c);
+	CPU_SET(0, &c);
+	pthread_setaffinity_np(pthread_self(), sizeof c, &c);
+	if (rt_pool_.n > 1) {
+		CPU_ZERO(&c);
+		CPU_SET(1, &c);
+		pthread_setaffinity_np(rt_pool_.tid[0], sizeof c, &c);
+	}
+}
 
 /* The row running now: rows before it have one call more than it has; when
  * every row has as many calls, row 0 runs. */
@@ -195,10 +219,12 @@ int main(int argc, char **argv)
 	double *n_long = calloc((size_t)runs, sizeof *gaps), *n_25 = calloc((size_t)runs, sizeof *gaps);
 	prof_caller = pthread_self();
 	model_init();
+	prof_pin();
 	for (int w = 0; w < 2; w++) {
 		model_set_threads(1);
 		model_run(ins, outs);
 		model_set_threads(2);
+		prof_pin(); /* the worker is a new thread after every model_set_threads */
 		model_run(ins, outs);
 	}
 	for (int r = 0; r < runs; r++) {
@@ -208,6 +234,7 @@ int main(int argc, char **argv)
 		for (int i = 0; i < rows; i++)
 			t1[(size_t)i * runs + r] = model_profile_rows[i].total_us;
 		model_set_threads(2);
+		prof_pin(); /* the worker is a new thread after every model_set_threads */
 		model_profile_reset();
 		prof_njobs = 0;
 		prof_on = 1;
@@ -328,6 +355,15 @@ int main(int argc, char **argv)
 		       ls[i].idx, pr->node, pr->op, pr->primitive, ls[i].t1, ls[i].work2, ls[i].best2,
 		       ls[i].max2, ls[i].serial2, ls[i].jobs, ls[i].best2 - ls[i].t1 / 2);
 	}
+	/* what the hooks' clock reads add to work2: one read (a system call for
+	 * this clock, about 0.5 us on the Zen 5 VM) lies inside every chunk's
+	 * time; MobileNetV2 times some 470 chunks a run */
+	double clk = prof_cpu_us(), clk1 = clk;
+	for (int r = 0; r < 1000; r++)
+		clk1 = prof_cpu_us();
+	clk = (clk1 - clk) / 1000;
+	printf("hook clock reads: %.0f chunks a run, %.2f us a read: about %.0f us of work2\n",
+	       (double)prof_chunks / runs, clk, clk * (double)prof_chunks / runs);
 	/* the fork/join cost: an empty job, minimum wall time over many */
 	double best = 1e9;
 	for (int r = 0; r < 20000; r++) {

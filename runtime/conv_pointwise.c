@@ -35,9 +35,9 @@
  * Loop order: image; band of tiles (the inputs a band reads, about 512 KiB,
  * stay in L2); pair of output channel vectors (its weights, 2VL * C floats,
  * stay in L1/L2 across the band); tile; input channel. Threads (rt_parallel)
- * take (band, pair) items, each the sole writer of its outputs and computed
- * the same way whoever runs it, so outputs are identical for any thread
- * count.
+ * take (band, pair) items (pair by pair where the plane fits one band), each
+ * the sole writer of its outputs and computed the same way whoever runs it,
+ * so outputs are identical for any thread count.
  *
  * Blocked layouts: input channels past C are zero but never read (the loop
  * runs over the C real channels); output channels past M are stored as 0.
@@ -594,11 +594,20 @@ struct rt_pw_job_ {
 	int flat;               /* stride 1: the plane is one row of oH*oW pixels */
 	int rows, len;          /* rows of pixels (1 when flat) and pixels per row */
 	int tpr, tiles, band;   /* tiles per row, in all, per band */
+	int bands;              /* bands: ceil(tiles / band) */
+	int pair_major;         /* items run pair by pair (else band by band) */
 	const float *wh;        /* the last vector's interleaved weights (rt_pw_half_avx512), or NULL */
 	size_t xpx;             /* input floats per pixel within a block: bs, or C */
 };
 
-/* Items [i0, i1): item i is band i / pairs, vector pair i % pairs. */
+/* The vector pair (index) that item it runs. */
+static int rt_pw_pair_(const struct rt_pw_job_ *j, int it)
+{
+	return j->pair_major ? it / j->bands : it % j->pairs;
+}
+
+/* Items [i0, i1): item i is band i / pairs, vector pair i % pairs; or, pair
+ * major, vector pair i / bands, band i % bands. */
 static void rt_pw_items_(void *ctx, int i0, int i1)
 {
 	const struct rt_pw_job_ *j = ctx;
@@ -607,16 +616,17 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 	const int vl = j->vl;
 	struct rt_pw_pf_ pf;
 	for (int it = i0; it < i1; it++) {
-		const int band = it / j->pairs, q = 2 * (it % j->pairs);
+		const int band = j->pair_major ? it % j->bands : it / j->pairs;
+		const int q = 2 * rt_pw_pair_(j, it);
 		const int nv = j->nvec - q >= 2 ? 2 : 1;
 		struct rt_pw_vec_ v[2];
 		float bias[2 * 16]; /* [2][vl] */
 		size_t yoff[2];
-		/* the next item's pair, in the same band or the next */
-		const int q2 = 2 * ((it + 1) % j->pairs);
+		/* the next item's pair, when it is another one */
+		const int q2 = 2 * rt_pw_pair_(j, it + 1 < i1 ? it + 1 : it);
 		const int m2 = q2 * vl, m3 = (j->nvec - q2 >= 2 ? q2 + 1 : q2) * vl;
 		const float *wn = j->w + (size_t)(m2 / g->wb) * g->C * g->wb + m2 % g->wb;
-		const size_t wspan = it + 1 < i1 ? (size_t)g->C * g->wb : 0;
+		const size_t wspan = it + 1 < i1 && q2 != q ? (size_t)g->C * g->wb : 0;
 		pf.next = pf.end = (uintptr_t)wn;
 		pf.off1 = ((size_t)(m3 / g->wb) * g->C * g->wb + m3 % g->wb - (size_t)(wn - j->w)) *
 		          sizeof(float);
@@ -746,6 +756,13 @@ RT_FN void rt_conv_pointwise_blocks(const struct rt_conv2d *p, int variant,
 	j.band = (int)(131072 / ((size_t)p->C * nr));
 	if (j.band < 1)
 		j.band = 1;
+	/* a plane that fits one band stays in L2 whatever the order, so its
+	 * items run pair by pair: each pair's weights are read once, and the
+	 * threads, taking runs of items from either end (thread_pool.c), each
+	 * read and write their own output channels (MobileNetV2's 7 x 7 x 960
+	 * -> 160: 614 KiB of weights over a 188 KiB plane), the channel blocks
+	 * that the depthwise layer after an expansion takes on the same thread */
+	j.pair_major = j.tiles <= j.band;
 	const double work = (double)p->M * p->C * p->oH * p->oW;
 #ifdef RT_THREADS
 	/* and, where the layer splits, at least 2 RT_PARALLEL_ITEMS items, so
@@ -756,7 +773,8 @@ RT_FN void rt_conv_pointwise_blocks(const struct rt_conv2d *p, int variant,
 	if (work >= RT_PARALLEL_MIN_WORK && (j.tiles + j.band - 1) / j.band < bands)
 		j.band = (j.tiles + bands - 1) / bands > 1 ? (j.tiles + bands - 1) / bands : 1;
 #endif
-	const int items = (j.tiles + j.band - 1) / j.band * j.pairs;
+	j.bands = (j.tiles + j.band - 1) / j.band;
+	const int items = j.bands * j.pairs;
 	const size_t ximg = bs ? (size_t)g.ncb * g.xcb : (size_t)p->H * p->W * p->C;
 	const size_t yimg = bs ? (size_t)((p->M + bs - 1) / bs) * g.ycb
 	                       : (size_t)p->M * p->oH * p->oW;
