@@ -102,6 +102,68 @@ static const int rt_dwr_zidx_[16] = {0};
 #define RT_DWR_ROW31W_n rt_dwr_row_n_31
 #define RT_DWR_ROW31W_c rt_dwr_row_c_31
 
+/* 3x3 kernels on AVX-512 and AVX2 also have tiles of 2, 4 and 6 pixels, used
+ * where a row has at most 6 output pixels: a tile of 8 there computes up to
+ * 8 pixels to store 1 to 6 (MobileNetV1's 6 x 6 and 3 x 3 planes, DS-CNN's
+ * 25 x 5). Same bits, as for the tile of 14. NEON and plain C keep 8 (their
+ * code size matters more than these planes; not measured). */
+#define RT_DWR_NARROW_z 1
+#define RT_DWR_NARROW_y 1
+#define RT_DWR_NARROW_n 0
+#define RT_DWR_NARROW_c 0
+#define RT_DWR_NARROWS_(X, VL)                                                              \
+	RT_DWR_TILE_(X, VL, 3, 1, 2, 31n2)                                                      \
+	RT_DWR_TILE_(X, VL, 3, 1, 4, 31n4)                                                      \
+	RT_DWR_TILE_(X, VL, 3, 1, 6, 31n6)                                                      \
+	RT_DWR_TILE_(X, VL, 3, 2, 2, 32n2)                                                      \
+	RT_DWR_TILE_(X, VL, 3, 2, 4, 32n4)                                                      \
+	RT_DWR_TILE_(X, VL, 3, 2, 6, 32n6)
+#define RT_DWR_NARROWS_z(X, VL) RT_DWR_NARROWS_(X, VL)
+#define RT_DWR_NARROWS_y(X, VL) RT_DWR_NARROWS_(X, VL)
+#define RT_DWR_NARROWS_n(X, VL)
+#define RT_DWR_NARROWS_c(X, VL)
+#define RT_DWR_ROW31N2_z rt_dwr_row_z_31n2
+#define RT_DWR_ROW31N4_z rt_dwr_row_z_31n4
+#define RT_DWR_ROW31N6_z rt_dwr_row_z_31n6
+#define RT_DWR_ROW32N2_z rt_dwr_row_z_32n2
+#define RT_DWR_ROW32N4_z rt_dwr_row_z_32n4
+#define RT_DWR_ROW32N6_z rt_dwr_row_z_32n6
+#define RT_DWR_ROW31N2_y rt_dwr_row_y_31n2
+#define RT_DWR_ROW31N4_y rt_dwr_row_y_31n4
+#define RT_DWR_ROW31N6_y rt_dwr_row_y_31n6
+#define RT_DWR_ROW32N2_y rt_dwr_row_y_32n2
+#define RT_DWR_ROW32N4_y rt_dwr_row_y_32n4
+#define RT_DWR_ROW32N6_y rt_dwr_row_y_32n6
+#define RT_DWR_ROW31N2_n rt_dwr_row_n_31
+#define RT_DWR_ROW31N4_n rt_dwr_row_n_31
+#define RT_DWR_ROW31N6_n rt_dwr_row_n_31
+#define RT_DWR_ROW32N2_n rt_dwr_row_n_32
+#define RT_DWR_ROW32N4_n rt_dwr_row_n_32
+#define RT_DWR_ROW32N6_n rt_dwr_row_n_32
+#define RT_DWR_ROW31N2_c rt_dwr_row_c_31
+#define RT_DWR_ROW31N4_c rt_dwr_row_c_31
+#define RT_DWR_ROW31N6_c rt_dwr_row_c_31
+#define RT_DWR_ROW32N2_c rt_dwr_row_c_32
+#define RT_DWR_ROW32N4_c rt_dwr_row_c_32
+#define RT_DWR_ROW32N6_c rt_dwr_row_c_32
+
+/* The tile width of a convolution's rows, as a code: 2, 4, 6 the narrow
+ * tiles, 1 the tile of RT_DWR_T31_X (where it computes no more pixels than
+ * the tile of 8), 0 the tile of 8. */
+#define RT_DWR_WIDTH_(X)                                                                    \
+	static inline RT_DWR_INLINE_ int rt_dwr_width_##X(const struct rt_conv2d *p)             \
+	{                                                                                       \
+		const int ow = p->oW, tw = RT_DWR_T31_##X;                                          \
+		if (p->kH != 3)                                                                     \
+			return 0;                                                                       \
+		if (RT_DWR_NARROW_##X && ow <= 6)                                                   \
+			return ow <= 2 ? 2 : ow <= 4 ? 4 : 6;                                           \
+		if (p->sH == 1 && tw > RT_DWR_T_ &&                                                 \
+		    (ow + tw - 1) / tw * tw <= (ow + RT_DWR_T_ - 1) / RT_DWR_T_ * RT_DWR_T_)           \
+			return 1;                                                                       \
+		return 0;                                                                           \
+	}
+
 /* ---- the SIMD layer ------------------------------------------------------ */
 
 #if RT_SGEMM_HAVE_AVX512
@@ -343,32 +405,45 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 			if (t < np)                                                                     \
 				rt_dwr_st_##X(p, y + (size_t)t * ys, a[t], ko, on, full);                   \
 	}                                                                                       \
-	/* Every tile of one output row for one slot (arguments as above; y: the      \
-	 * row's first pixel; mode 2: multiplier > 1, 1: masked, 0: plain where the   \
-	 * tile lies inside the input). Not inlined: one small function per kernel    \
-	 * keeps its accumulators in registers. */                                     \
+	/* Every tile of output rows [i0, i1) for one slot (arguments as above, but  \
+	 * x: the view's input at row 0, column 0, the slot's first input channel;   \
+	 * wq: packed weights at tap (0, 0); y: the view's output pixel (0, 0) at    \
+	 * the slot's first channel; mode 2: multiplier > 1, 1: masked, 0: plain     \
+	 * where the tile lies inside the input). A band of rows per call keeps the  \
+	 * slot's set-up out of the row loop (a 25 x 5 plane of DS-CNN is 25 rows of \
+	 * one tile each). Not inlined: one small function per kernel keeps its      \
+	 * accumulators in registers. */                                              \
 	static RT_DWR_ATTR_##X void rt_dwr_row_##X##_##NM(                                   \
-	    const struct rt_conv2d *p, const float *x, size_t rs, int xs, int nu,                  \
-	    const float *wq, int Mp, rt_dwr_v_##X vb, rt_dwr_k_##X ki, rt_dwr_p_##X pm, float *y, \
-	    int ys, rt_dwr_k_##X ko, int on, int full, int mode)                                   \
+	    const struct rt_conv2d *p, const float *x, size_t rs, int xs, const float *wq,        \
+	    int Mp, rt_dwr_v_##X vb, rt_dwr_k_##X ki, rt_dwr_p_##X pm, float *y, int ys,         \
+	    rt_dwr_k_##X ko, int on, int full, int mode, int i0, int i1)                           \
 	{                                                                                       \
 		enum { T = TT, NC = (TT - 1) * SS + KS };                                           \
-		for (int j0 = 0; j0 < p->oW; j0 += T) {                                             \
-			const int np = p->oW - j0 < T ? p->oW - j0 : T;                                 \
-			const int col0 = j0 * SS - p->padL;                                             \
-			float *yt = y + (size_t)j0 * ys;                                                \
-			if (mode == 2)                                                                  \
-				rt_dwr_tile_##X##_##NM(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
-				                           ys, np, ko, on, full, 1, 1, 1);                  \
-			else if (mode == 1)                                                             \
-				rt_dwr_tile_##X##_##NM(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
-				                           ys, np, ko, on, full, 1, 1, 0);                  \
-			else if (col0 < 0 || col0 + NC > p->W)                                          \
-				rt_dwr_tile_##X##_##NM(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
-				                           ys, np, ko, on, full, 1, 0, 0);                  \
-			else                                                                            \
-				rt_dwr_tile_##X##_##NM(p, x, rs, xs, nu, col0, wq, Mp, vb, ki, pm, yt, \
-				                           ys, np, ko, on, full, 0, 0, 0);                  \
+		for (int i = i0; i < i1; i++) {                                                     \
+			/* tap rows u0 .. u1-1 inside the input */                                      \
+			const int ih = i * SS - p->padT;                                                \
+			const int u0 = ih < 0 ? -ih : 0, u1 = p->H - ih < KS ? p->H - ih : KS;          \
+			const int nu = u1 > u0 ? u1 - u0 : 0;                                           \
+			const float *xr = nu ? x + (size_t)(ih + u0) * rs : x;                          \
+			const float *wr = wq + (size_t)(nu ? u0 : 0) * KS * Mp;                         \
+			float *yr = y + (size_t)i * p->oW * ys;                                         \
+			for (int j0 = 0; j0 < p->oW; j0 += T) {                                         \
+				const int np = p->oW - j0 < T ? p->oW - j0 : T;                             \
+				const int col0 = j0 * SS - p->padL;                                         \
+				float *yt = yr + (size_t)j0 * ys;                                           \
+				if (mode == 2)                                                              \
+					rt_dwr_tile_##X##_##NM(p, xr, rs, xs, nu, col0, wr, Mp, vb, ki, pm, yt, \
+					                       ys, np, ko, on, full, 1, 1, 1);                  \
+				else if (mode == 1)                                                         \
+					rt_dwr_tile_##X##_##NM(p, xr, rs, xs, nu, col0, wr, Mp, vb, ki, pm, yt, \
+					                       ys, np, ko, on, full, 1, 1, 0);                  \
+				else if (col0 < 0 || col0 + NC > p->W)                                      \
+					rt_dwr_tile_##X##_##NM(p, xr, rs, xs, nu, col0, wr, Mp, vb, ki, pm, yt, \
+					                       ys, np, ko, on, full, 1, 0, 0);                  \
+				else                                                                        \
+					rt_dwr_tile_##X##_##NM(p, xr, rs, xs, nu, col0, wr, Mp, vb, ki, pm, yt, \
+					                       ys, np, ko, on, full, 0, 0, 0);                  \
+			}                                                                               \
 		}                                                                                   \
 	}
 
@@ -408,7 +483,17 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 			rt_dwr_storek_##X(y, ko, v);                                                    \
 	}
 
-/* Output rows [i0, i1) of one view (see the top), row by row, slot by slot.
+/* The type of the row functions of RT_DWR_TILE_ (one per kernel, stride and
+ * tile width), so that a view picks its one before the loops. */
+#define RT_DWR_ROWFN_(X)                                                                    \
+	typedef void (*rt_dwr_rowfn_##X)(const struct rt_conv2d *, const float *, size_t, int,   \
+	                                 const float *, int, rt_dwr_v_##X, rt_dwr_k_##X,         \
+	                                 rt_dwr_p_##X, float *, int, rt_dwr_k_##X, int, int, int,  \
+	                                 int, int);
+
+/* Output rows [i0, i1) of one view (see the top): row by row, slot by slot,
+ * or, with one slot (a blocked view of one vector), the whole band in one
+ * call.
  *   xb: input [H][W], pixel stride xs      yb: out: [oH][oW], pixel stride ys
  *   wb: packed weights [K*K][Mp] at the view's first output channel
  *   bb: bias at the view's first output channel, or NULL
@@ -421,15 +506,24 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 	    const float *wb, int Mp, const float *bb, int cv, int mv, int nslot, int m, int full,  \
 	    int i0, int i1)                                                                        \
 	{                                                                                       \
-		const int K = p->kH, S = p->sH, ks = 10 * K + S;                                    \
+		/* the row function: kernel and stride, then the tile width */                  \
+		rt_dwr_rowfn_##X row;                                                               \
+		switch ((10 * p->kH + p->sH) * 100 + rt_dwr_width_##X(p)) {                         \
+		case 3101: row = RT_DWR_ROW31W_##X; break;                                          \
+		case 3102: row = RT_DWR_ROW31N2_##X; break;                                         \
+		case 3104: row = RT_DWR_ROW31N4_##X; break;                                         \
+		case 3106: row = RT_DWR_ROW31N6_##X; break;                                         \
+		case 3202: row = RT_DWR_ROW32N2_##X; break;                                         \
+		case 3204: row = RT_DWR_ROW32N4_##X; break;                                         \
+		case 3206: row = RT_DWR_ROW32N6_##X; break;                                         \
+		case 3100: row = rt_dwr_row_##X##_31; break;                                        \
+		case 3200: row = rt_dwr_row_##X##_32; break;                                        \
+		case 5100: row = rt_dwr_row_##X##_51; break;                                        \
+		default: row = rt_dwr_row_##X##_52; break;                                          \
+		}                                                                                   \
 		const size_t rs = (size_t)p->W * xs;                                                \
-		for (int i = i0; i < i1; i++) {                                                     \
-			const int ih = i * S - p->padT;                                                 \
-			const int u0 = ih < 0 ? -ih : 0, u1 = p->H - ih < K ? p->H - ih : K;            \
-			const int nu = u1 > u0 ? u1 - u0 : 0;                                           \
-			const float *xr = nu ? xb + (size_t)(ih + u0) * rs : xb;                        \
-			const float *wr = wb + (size_t)(nu ? u0 : 0) * K * Mp;                          \
-			float *yr = yb + (size_t)i * p->oW * ys;                                        \
+		const int band = nslot == 1 ? i1 - i0 : 1;                                          \
+		for (int i = i0; i < i1; i += band)                                                 \
 			for (int s = 0; s < nslot; s++) {                                               \
 				/* first output channel o0, first input c0, input lanes read ci; */         \
 				/* the divisions (a third of a 7 x 7 row's time) only where m > 1  */         \
@@ -451,35 +545,11 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 				const rt_dwr_v_##X vb =                                                     \
 				    bb && oc > 0 ? rt_dwr_loadk_##X(ko, bb + o0) : rt_dwr_zero_##X();       \
 				const int mode = m > 1 ? 2 : ci < VL || oc < VL ? 1 : 0;                    \
-				const float *xt = xr + c0;                                                  \
-				const float *wt = wr + o0;                                                  \
-				float *yt = yr + o0;                                                        \
-				switch (ks) {                                                               \
-				case 31:                                                                    \
-					if (RT_DWR_T31_##X > RT_DWR_T_ &&                                       \
-					    (p->oW + RT_DWR_T31_##X - 1) / RT_DWR_T31_##X * RT_DWR_T31_##X <=   \
-					        (p->oW + RT_DWR_T_ - 1) / RT_DWR_T_ * RT_DWR_T_)                \
-						RT_DWR_ROW31W_##X(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys,    \
-						                  ko, oc, full, mode);                              \
-					else                                                                    \
-						rt_dwr_row_##X##_31(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys,  \
-						                    ko, oc, full, mode);                            \
-					break;                                                                  \
-				case 32:                                                                    \
-					rt_dwr_row_##X##_32(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys, ko,  \
-					                    oc, full, mode);                                    \
-					break;                                                                  \
-				case 51:                                                                    \
-					rt_dwr_row_##X##_51(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys, ko,  \
-					                    oc, full, mode);                                    \
-					break;                                                                  \
-				default:                                                                    \
-					rt_dwr_row_##X##_52(p, xt, rs, xs, nu, wt, Mp, vb, ki, pm, yt, ys, ko,  \
-					                    oc, full, mode);                                    \
-					break;                                                                  \
-				}                                                                           \
+				const float *xt = xb + c0;                                                  \
+				const float *wt = wb + o0;                                                  \
+				float *yt = yb + o0;                                                        \
+				row(p, xt, rs, xs, wt, Mp, vb, ki, pm, yt, ys, ko, oc, full, mode, i, i + band);   \
 			}                                                                               \
-		}                                                                                   \
 	}
 
 /* Slices of 16 channels an HWC image is cut into for the threads: a 7 x 7
@@ -545,6 +615,9 @@ static inline int rt_dwr_slices_(const struct rt_conv2d *p, int variant)
 	RT_DWR_TILE_(X, VL, 5, 1, RT_DWR_T_, 51)                                                \
 	RT_DWR_TILE_(X, VL, 5, 2, RT_DWR_T_, 52)                                                \
 	RT_DWR_WIDE31_##X(X, VL)                                                                \
+	RT_DWR_NARROWS_##X(X, VL)                                                               \
+	RT_DWR_WIDTH_(X)                                                                        \
+	RT_DWR_ROWFN_(X)                                                                        \
 	RT_DWR_VIEW_(X, VL)                                                                     \
 	RT_DWR_ALL_(X, VL)
 

@@ -127,6 +127,27 @@ static inline int rt_stem_pick_nw_(int n, int a)
 	return best;
 }
 
+/* Floats per buffered tap row of a tile of nw pixels (rt_stem_prow_SUF). */
+static inline int rt_stem_pwidth_(const struct rt_conv2d *p, int nw)
+{
+	return (nw - 1) * p->sW + (p->kW - 1) * p->dW + 1;
+}
+
+/* Floats of the stack buffer of rt_stem_prow_SUF: 2 KiB on the host ISAs,
+ * 512 bytes in the portable kernel, whose users include Cortex-M firmware
+ * with a default stack of 1 KiB (as pool_cl.c's buffer). */
+#define RT_STEM_PBUF_avx512 512
+#define RT_STEM_PBUF_avx2 512
+#define RT_STEM_PBUF_neon 512
+#define RT_STEM_PBUF_c 128
+
+/* Whether rows go through rt_stem_prow_SUF with tiles of nw pixels: the whole
+ * output row fits one tile and its tap rows fit the buffer. */
+static inline int rt_stem_padded_(const struct rt_conv2d *p, int nw, int bufsz)
+{
+	return p->oW <= nw && (size_t)p->C * p->kH * rt_stem_pwidth_(p, nw) <= (size_t)bufsz;
+}
+
 /* A row function of one tile shape: nb vectors of channels x nw pixels. */
 #define RT_STEM_ROW_FN_(SUF, ID, NB, NW)                                                           \
 	static __attribute__((noinline)) RT_STEM_ATTR_##SUF void rt_stem_row_##SUF##_##ID(          \
@@ -135,18 +156,28 @@ static inline int rt_stem_pick_nw_(int n, int a)
 		rt_stem_row_##SUF(j, NB, NW, oh, q);                                                     \
 	}
 
+/* The same for the rows of rt_stem_prow_SUF (every pixel in one tile of nw). */
+#define RT_STEM_PROW_FN_(SUF, ID, NB, NW)                                                          \
+	static __attribute__((noinline)) RT_STEM_ATTR_##SUF void rt_stem_row_##SUF##_##ID(          \
+	    const struct rt_stem_job_ *j, int oh, int q)                                               \
+	{                                                                                            \
+		rt_stem_prow_##SUF(j, NB, NW, oh, q);                                                    \
+	}
+
 /* The template: rt_stem_tile_SUF (one tile, nb x nw constants after
  * inlining), rt_stem_rows_SUF (output rows [r0, r1) of one image). */
 #define RT_STEM_KERNEL_(SUF, ATTR_UNUSED, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN) \
 	static inline __attribute__((always_inline)) RT_STEM_ATTR_##SUF void rt_stem_tile_##SUF(      \
 	    const struct rt_stem_job_ *j, int nb, int nw, int m0,                                      \
 	    const float *x,  /* input at channel 0, tap (u0, v0) of the tile's first pixel */         \
+	    size_t xc,       /* floats between input channels */                                     \
+	    size_t xu,       /* floats between tap rows */                                           \
 	    int nu, int nv,  /* taps u0.. and v0.. that lie in the input */                          \
 	    const float *w,  /* packed weights at channel 0, tap (u0, v0), output channel m0 */       \
-	    int oh, int ow0) /* the tile's first output pixel */                                     \
+	    int oh, int ow0, /* the tile's first output pixel */                                     \
+	    int nst)         /* pixels to store, nst <= nw */                                        \
 	{                                                                                            \
 		const struct rt_conv2d *p = j->p;                                                        \
-		const size_t xc = (size_t)p->H * p->W, xu = (size_t)p->dH * p->W;                        \
 		const size_t wc = (size_t)p->kH * p->kW * j->mp, wu = (size_t)p->kW * j->mp;             \
 		const int sw = p->sW, dw = p->dW;                                                        \
 		V acc[RT_STEM_ACC_##SUF];                                                                \
@@ -203,6 +234,8 @@ static inline int rt_stem_pick_nw_(int n, int a)
 			const size_t ypix = j->bs ? (size_t)j->bs : (size_t)p->M;                            \
 			_Pragma("GCC unroll 28") for (int k = 0; k < nw; k++)                                \
 			{                                                                                    \
+				if (k >= nst)                                                                    \
+					break;                                                                       \
 				V a = acc[q * nw + k];                                                           \
 				if (act == RT_ACT_RELU)                                                          \
 					a = MAX(a, lo);                                                              \
@@ -217,7 +250,7 @@ static inline int rt_stem_pick_nw_(int n, int a)
 				continue;                                                                        \
 			float *const yq = j->y + rt_stem_yoff_(j, m, oh, ow0);                               \
 			const size_t ypix = j->bs ? (size_t)j->bs : (size_t)p->M;                            \
-			for (int k = 0; k < nw; k++) {                                                       \
+			for (int k = 0; k < nst; k++) {                                                      \
 				float *dst = yq + k * ypix;                                                      \
 				const float *t = lb[q * nw + k];                                                 \
 				if (vec_act) { /* HWC: the real channels only (activation applied) */            \
@@ -240,6 +273,7 @@ static inline int rt_stem_pick_nw_(int n, int a)
 	{                                                                                            \
 		const struct rt_conv2d *p = j->p;                                                        \
 		const int m0 = q0 * VL;                                                                  \
+		const size_t xc = (size_t)p->H * p->W, xu = (size_t)p->dH * p->W;                        \
 		int u0, u1;                                                                              \
 		rt_tap_range(oh * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);                        \
 		const int ih = oh * p->sH - p->padT + u0 * p->dH;                                        \
@@ -252,17 +286,51 @@ static inline int rt_stem_pick_nw_(int n, int a)
 			if (ow == owl) { /* the inner columns, in full tiles */                              \
 				for (int t = owl; t < owr; t += nw) {                                            \
 					const int s = t + nw <= owr ? t : owr - nw;                                  \
-					rt_stem_tile_##SUF(j, nb, nw, m0, xr + (s * p->sW - p->padL), u1 - u0,       \
-					                   p->kW, wr, oh, s);                                        \
+					rt_stem_tile_##SUF(j, nb, nw, m0, xr + (s * p->sW - p->padL), xc, xu,        \
+					                   u1 - u0, p->kW, wr, oh, s, nw);                           \
 				}                                                                                \
 				ow = owr - 1;                                                                    \
 				continue;                                                                        \
 			}                                                                                    \
 			int v0, v1;                                                                          \
 			rt_tap_range(ow * p->sW - p->padL, p->dW, p->W, p->kW, &v0, &v1);                    \
-			rt_stem_tile_##SUF(j, nb, 1, m0, xr + (ow * p->sW - p->padL + v0 * p->dW), u1 - u0,  \
-			                   v1 - v0, wr + (size_t)v0 * j->mp, oh, ow);                        \
+			rt_stem_tile_##SUF(j, nb, 1, m0, xr + (ow * p->sW - p->padL + v0 * p->dW), xc, xu,   \
+			                   u1 - u0, v1 - v0, wr + (size_t)v0 * j->mp, oh, ow, 1);            \
 		}                                                                                        \
+	}                                                                                            \
+                                                                                                 \
+	/* One row whose oW <= nw pixels all fit one tile, the vectors [q0, q0 + nb): the tap      \
+	 * rows inside the input are copied, with zero columns for the padding, into a buffer      \
+	 * [C][u1 - u0][wp] that the tile reads as its input, every tap v of every pixel (a zero   \
+	 * column adds a zero product); pixels past oW are computed and not stored. DS-CNN's 10x4  \
+	 * stem (5 output columns, 2 of them on the border) went by pixels, 5 loads per 4 FMAs. */ \
+	static inline __attribute__((always_inline)) RT_STEM_ATTR_##SUF void rt_stem_prow_##SUF(      \
+	    const struct rt_stem_job_ *j, int nb, int nw, int oh, int q0)                              \
+	{                                                                                            \
+		const struct rt_conv2d *p = j->p;                                                        \
+		const int wp = rt_stem_pwidth_(p, nw);                                                   \
+		float buf[RT_STEM_PBUF_##SUF];                                                           \
+		int u0, u1;                                                                              \
+		rt_tap_range(oh * p->sH - p->padT, p->dH, p->H, p->kH, &u0, &u1);                        \
+		const int nu = u1 > u0 ? u1 - u0 : 0;                                                    \
+		const int ih = oh * p->sH - p->padT + u0 * p->dH;                                        \
+		/* buffer columns [kl, kr) hold input columns [kl - padL, kr - padL) */                  \
+		const int kl = p->padL < wp ? p->padL : wp;                                              \
+		const int kr = p->padL + p->W < wp ? p->padL + p->W : wp;                                \
+		for (int c = 0; c < p->C; c++)                                                           \
+			for (int u = 0; u < nu; u++) {                                                       \
+				const float *row = j->x + ((size_t)c * p->H + ih + u * p->dH) * p->W;            \
+				float *dst = buf + (size_t)(c * nu + u) * wp;                                    \
+				int k = 0;                                                                       \
+				for (; k < kl; k++) /* the left padding */                                       \
+					dst[k] = 0.0f;                                                               \
+				for (; k < kr; k++)                                                              \
+					dst[k] = row[k - p->padL];                                                   \
+				for (; k < wp; k++) /* the right padding, and columns past the row's end */      \
+					dst[k] = 0.0f;                                                               \
+			}                                                                                    \
+		rt_stem_tile_##SUF(j, nb, nw, q0 * VL, buf, (size_t)nu * wp, (size_t)wp, nu, p->kW,      \
+		                   j->w + (size_t)(nu ? u0 : 0) * p->kW * j->mp + q0 * VL, oh, 0, p->oW); \
 	}                                                                                            \
                                                                                                  \
 	/* One function per tile shape (nb vectors x nw pixels; a: the most accumulators, b: two  \
@@ -280,6 +348,10 @@ static inline int rt_stem_pick_nw_(int n, int a)
 	RT_STEM_ROW_FN_(SUF, 4a, 4, RT_STEM_ACC_##SUF / 4)                                           \
 	RT_STEM_ROW_FN_(SUF, 4b, 4, (2 * (RT_STEM_ACC_##SUF / 4) + 2) / 3)                           \
 	RT_STEM_ROW_FN_(SUF, 4c, 4, (RT_STEM_ACC_##SUF / 4 + 2) / 3)                                 \
+	RT_STEM_PROW_FN_(SUF, 1p, 1, RT_STEM_ACC_##SUF)                                              \
+	RT_STEM_PROW_FN_(SUF, 2p, 2, RT_STEM_ACC_##SUF / 2)                                          \
+	RT_STEM_PROW_FN_(SUF, 3p, 3, RT_STEM_ACC_##SUF / 3)                                          \
+	RT_STEM_PROW_FN_(SUF, 4p, 4, RT_STEM_ACC_##SUF / 4)                                          \
                                                                                                  \
 	static RT_STEM_ATTR_##SUF void rt_stem_rows_##SUF(const struct rt_stem_job_ *j, int r0,       \
 	                                                  int r1)                                    \
@@ -292,6 +364,9 @@ static inline int rt_stem_pick_nw_(int n, int a)
 		const int nb_last = nvec % NB ? nvec % NB : NB;                                          \
 		const int c_full = rt_stem_pick_nw_(j->owr - j->owl, A / NB);                            \
 		const int c_last = rt_stem_pick_nw_(j->owr - j->owl, A / nb_last);                       \
+		/* whole rows in one tile over a padded copy (rt_stem_prow_SUF), likewise */            \
+		const int p_full = rt_stem_padded_(j->p, A / NB, RT_STEM_PBUF_##SUF);                    \
+		const int p_last = rt_stem_padded_(j->p, A / nb_last, RT_STEM_PBUF_##SUF);               \
 		struct rt_stem_job_ jp = *j; /* c == 3: no inner columns, all by pixels */               \
 		jp.owl = jp.owr = j->p->oW;                                                              \
 		for (int oh = r0; oh < r1; oh++)                                                         \
@@ -299,6 +374,15 @@ static inline int rt_stem_pick_nw_(int n, int a)
 				const int nb = nvec - q < NB ? nvec - q : NB;                                    \
 				const int c = nb == NB ? c_full : c_last;                                        \
 				const struct rt_stem_job_ *jr = c == 3 ? &jp : j;                                \
+				if (nb == NB ? p_full : p_last) {                                                \
+					switch (nb) {                                                                \
+					case 1: rt_stem_row_##SUF##_1p(j, oh, q); break;                              \
+					case 2: rt_stem_row_##SUF##_2p(j, oh, q); break;                              \
+					case 3: rt_stem_row_##SUF##_3p(j, oh, q); break;                              \
+					default: rt_stem_row_##SUF##_4p(j, oh, q); break;                             \
+					}                                                                            \
+					continue;                                                                    \
+				}                                                                                \
 				switch (nb * 4 + c % 3) {                                                        \
 				case 4: rt_stem_row_##SUF##_1a(jr, oh, q); break;                                 \
 				case 5: rt_stem_row_##SUF##_1b(jr, oh, q); break;                                 \

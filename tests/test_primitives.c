@@ -119,8 +119,10 @@ static struct shape random_shape(int k)
  * them varied: channel counts below, at, above and past the vector widths
  * (4, 8, 16), multipliers 1 to 3, planes from 1 pixel to wider than two
  * tiles of 8, every padding up to the kernel's reach on each side, batch 2
- * and every epilogue. Deterministic per k. */
-#define N_DEPTHWISE 64
+ * and every epilogue. Shapes 64 and up are narrow rows, oW 1 to 9 in turn
+ * (the tiles of 2, 4 and 6 pixels and the bands of rows of one call), with
+ * planes up to 30 rows. Deterministic per k. */
+#define N_DEPTHWISE 100
 static struct shape depthwise_shape(int k)
 {
 	static const int channels[] = {2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40, 48};
@@ -141,9 +143,21 @@ static struct shape depthwise_shape(int k)
 		p->W = k % 8 == 7 ? rnd_in(1, 3) : rnd_in(1, 21);
 		p->padT = rnd_in(0, p->kH - 1);
 		p->padL = rnd_in(0, p->kW - 1);
+		int padR = -1; /* drawn after padB, as ever, unless narrow */
+		if (k >= 64) { /* narrow: W for oW = 1 + (k - 64) % 9 */
+			p->kH = p->kW = k % 5 == 4 ? 5 : 3;
+			p->padT = rnd_in(0, p->kH - 1);
+			p->padL = rnd_in(0, p->kW - 1);
+			padR = rnd_in(0, p->kW - 1);
+			p->W = (k - 64) % 9 * p->sW + p->kW - p->padL - padR;
+			p->H = rnd_in(1, 30);
+		}
 		p->oH = out_dim(p->H, p->kH, p->sH, 1, p->padT, rnd_in(0, p->kH - 1));
-		p->oW = out_dim(p->W, p->kW, p->sW, 1, p->padL, rnd_in(0, p->kW - 1));
+		padR = padR < 0 ? rnd_in(0, p->kW - 1) : padR;
+		p->oW = p->W > 0 ? out_dim(p->W, p->kW, p->sW, 1, p->padL, padR) : 0;
 	} while (p->oH <= 0 || p->oW <= 0);
+	if (k >= 64)
+		cr_assert_eq(p->oW, 1 + (k - 64) % 9, "depthwise shape %d: oW %d", k, p->oW);
 	p->act = acts[k % 5];
 	p->alpha = p->act == RT_ACT_CLIP ? -0.5f : 0.1f;
 	p->beta = 0.5f;
@@ -158,8 +172,10 @@ static struct shape depthwise_shape(int k)
  * longest register tile (24 pixels at stride 4), output channels below, at,
  * between and past the vector widths and the 4-vector tile (1 to 70), batch
  * 2, every epilogue, Clip with a positive minimum (padding lanes of the
- * blocked outputs must still be zero). Deterministic per k. */
-#define N_STEM 48
+ * blocked outputs must still be zero). Shapes 48 and up have narrow output
+ * rows (oW 1 to 8 in turn, all in one tile of the padded-row path) under tall
+ * kernels such as DS-CNN's 10x4. Deterministic per k. */
+#define N_STEM 64
 static struct shape stem_shape(int k)
 {
 	static const int kernels[] = {3, 5, 7, 11};
@@ -188,9 +204,24 @@ static struct shape stem_shape(int k)
 		                    : rnd_in(1, 40);
 		p->padT = rnd_in(0, p->kH - 1);
 		p->padL = rnd_in(0, p->kW - 1);
+		int padR = -1; /* drawn after padB, as ever, unless narrow */
+		if (k >= 48) { /* narrow: W for oW = 1 + (k - 48) % 8 */
+			p->kH = rnd_in(3, 11);
+			p->kW = rnd_in(2, 5);
+			p->sH = rnd_in(1, 2);
+			p->sW = rnd_in(1, 3);
+			p->H = rnd_in(p->kH, 4 * p->kH);
+			p->padT = rnd_in(0, p->kH - 1);
+			p->padL = rnd_in(0, p->kW - 1);
+			padR = rnd_in(0, p->kW - 1);
+			p->W = (k - 48) % 8 * p->sW + (p->kW - 1) * p->dW + 1 - p->padL - padR;
+		}
 		p->oH = out_dim(p->H, p->kH, p->sH, p->dH, p->padT, rnd_in(0, p->kH - 1));
-		p->oW = out_dim(p->W, p->kW, p->sW, p->dW, p->padL, rnd_in(0, p->kW - 1));
+		padR = padR < 0 ? rnd_in(0, p->kW - 1) : padR;
+		p->oW = p->W > 0 ? out_dim(p->W, p->kW, p->sW, p->dW, p->padL, padR) : 0;
 	} while (p->oH <= 0 || p->oW <= 0);
+	if (k >= 48)
+		cr_assert_eq(p->oW, 1 + (k - 48) % 8, "stem shape %d: oW %d", k, p->oW);
 	p->act = acts[k % 6];
 	p->alpha = p->act == RT_ACT_CLIP ? (k % 12 == 5 ? 0.1f : -0.5f) : 0.1f;
 	p->beta = 0.5f;
