@@ -105,9 +105,9 @@ static void run_shape(const struct pwdw_shape *s, int isa, int B)
 	const int N = s->N, C = s->C, H = s->H, W = s->W, Me = s->Me, K = s->K, S = s->S;
 	const int oH = (H + 2 * s->pad - K) / S + 1, oW = (W + 2 * s->pad - K) / S + 1;
 	struct rt_conv2d e = {N, C, H, W, Me, H, W, 1, 1, 1, 1, 1, 1, 0, 0, 1,
-	                      RT_ACT_CLIP, 0.0f, 6.0f, isa, NULL};
+	                      RT_ACT_CLIP, 0.0f, 6.0f, isa, NULL, 1};
 	struct rt_conv2d d = {N, Me, H, W, Me, oH, oW, K, K, S, S, 1, 1, s->pad, s->pad, Me,
-	                      RT_ACT_CLIP, 0.0f, 6.0f, isa, NULL};
+	                      RT_ACT_CLIP, 0.0f, 6.0f, isa, NULL, 1};
 	cr_assert(prep_pw_dw_applies(&e, &d, B));
 	const int Cp = B ? (C + B - 1) / B * B : C, Mp = B ? (Me + B - 1) / B * B : Me;
 	const size_t nx = (size_t)N * H * W * C, ne = (size_t)N * H * W * Mp,
