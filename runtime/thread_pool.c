@@ -24,11 +24,12 @@
  * kernels give every item the same arithmetic whatever range it comes in, so
  * outputs do not depend on the thread count or on scheduling. Claiming
  * rather than fixed shares keeps a worker that the OS has descheduled from
- * stalling the whole layer on a busy machine. Workers spin a while on the generation (layers follow each other
- * within microseconds), then sleep on a condition variable. A call made while
- * a job runs (a kernel calling a parallel GEMM from inside its own chunk) runs
- * on its thread alone. Not reentrant: one caller at a time, like the model it
- * serves. rt_pool_stop() joins the workers. */
+ * stalling the whole layer on a busy machine. Workers spin a while on the
+ * generation (layers follow each other within microseconds), then sleep on a
+ * condition variable. A call made while a job runs (a kernel calling a
+ * parallel GEMM from inside its own chunk) runs on its thread alone. Not
+ * reentrant: one caller at a time, like the model it serves. rt_pool_stop()
+ * joins the workers. */
 #ifdef RT_THREADS
 #include <pthread.h>
 #include <sched.h>
