@@ -11,16 +11,24 @@ For every network (nets.py: seven torchvision classifiers at batch 1 and the
 four MLPerf Tiny shapes, random weights with fixed seeds):
   1. export to ONNX with PyTorch's output as the reference (torch_side.py;
      cached in the work folder, --fresh exports again);
-  2. per engine and thread count, in a process of its own, one after another:
+  2. per engine and thread count, in a process of its own:
      dnncc        dnncc NET.onnx -o model.c --name model --threads T, then
                   `cc -std=c99 -O2 model.c time_main.c -lm` (the README's
-                  build), run; a --threads that dnncc refuses is recorded as
-                  "not supported" with dnncc's message
+                  build; built once, before the rounds), run; a --threads
+                  that dnncc refuses is recorded as "not supported" with
+                  dnncc's message
      onnxruntime, openvino   runtime_side.py
      pytorch      torch_side.py time (torch.set_num_threads(T))
-     Each times the first call alone, then warm-up, then medians of at least
+     Each process times the first call alone, then warm-up, then at least
      --runs calls and --min-time seconds (timing.py, time_main.c): wall
-     clock, and the process's CPU time per call (all threads together);
+     clock, and the process's CPU time per call (all threads together).
+     The engines take turns in --rounds rounds (default 3; every other
+     round in the reverse order), each round a fresh process per engine, so
+     a noisy minute on a shared machine falls on all of them rather than on
+     whichever engine's turn it was. The figures reported are the medians
+     over the rounds of each round's median (wall and CPU), of its first
+     call and of its start-up; the minimum and maximum over all calls; each
+     round's median is kept in models.tsv (round_ms);
   3. checks every output against PyTorch's reference: max |got - want|, and
      that over max |want| (a network "matches" at rel <= 1e-4).
 The machine's peak (bench/peak: single-core FMA loop per ISA) and read
@@ -54,12 +62,12 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import nets  # noqa: E402
-from timing import cpu_name  # noqa: E402
+from timing import cpu_name, median  # noqa: E402
 
 ENGINES = ["dnncc", "onnxruntime", "openvino", "pytorch"]
 TSV_FIELDS = ["model", "engine", "threads", "status", "median_ms", "min_ms", "max_ms",
               "first_ms", "first_cpu_ms", "init_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
-              "build_s", "version", "load", "date", "note"]
+              "build_s", "version", "load", "date", "round_ms", "note"]
 MATCH_TOL = 1e-4
 
 for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
@@ -167,7 +175,10 @@ class Bench:
             return json.load(f)
 
     # -- engines ---------------------------------------------------------------
-    def time_dnncc(self, name, threads):
+    def build_dnncc(self, name, threads):
+        """Generates and compiles the model at this thread count: a dict with
+        the build's folder, its time and dnncc's version, or a row's status
+        and note when dnncc or cc fails."""
         d = os.path.join(self.work, f"{name}.dnncc-{threads}")
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
@@ -185,19 +196,23 @@ class Bench:
         rc, out = run(cc, cwd=d, timeout=3600)
         if rc != 0:
             return {"status": "failed", "note": "cc: " + first_lines(out)}
-        build_s = time.time() - t0
+        rc, ver = run([self.a.dnncc, "--version"])
+        return {"dir": d, "build_s": time.time() - t0, "version": first_lines(ver, 1)}
+
+    def time_dnncc(self, name, threads, build):
         rc, out = run(["./run", os.path.join(self.work, name + ".input.bin"),
                        os.path.join(self.work, f"{name}.dnncc-{threads}.bin"), str(self.a.runs),
-                       str(self.a.min_time)], cwd=d, timeout=3600)
+                       str(self.a.min_time)], cwd=build["dir"], timeout=3600)
         res = parse_result(out)
         if rc != 0 or res is None:
             return {"status": "failed", "note": "run: " + first_lines(out)}
-        res["build_s"] = build_s
-        rc, ver = run([self.a.dnncc, "--version"])
-        res["version"] = first_lines(ver, 1)
-        if not self.a.keep:
-            shutil.rmtree(d, ignore_errors=True)
+        res["build_s"] = build["build_s"]
+        res["version"] = build["version"]
         return res
+
+    def clean_dnncc(self, build):
+        if not self.a.keep and "dir" in build:
+            shutil.rmtree(build["dir"], ignore_errors=True)
 
     def time_python(self, engine, name, threads):
         if engine == "pytorch":
@@ -215,17 +230,38 @@ class Bench:
             return {"status": "failed", "note": first_lines(out)}
         return res
 
-    def measure(self, name, meta, engine, threads):
-        t_start = time.time()
-        load = loadavg()
+    def time_once(self, name, engine, threads, build):
+        """One round of one engine at one thread count: its process's result
+        dict (status "ok" or why not)."""
         if engine == "dnncc":
-            res = self.time_dnncc(name, threads)
+            if "dir" not in build:
+                return dict(build)
+            res = self.time_dnncc(name, threads, build)
         else:
             res = self.time_python(engine, name, threads)
+        res.setdefault("status", "ok")
+        return res
+
+    def finish(self, name, meta, engine, threads, rounds, load, took):
+        """The models.tsv row of an engine at a thread count from its rounds:
+        medians over the rounds' medians (wall, CPU), first calls and
+        start-ups; min and max over every call; the output of the last round
+        checked against PyTorch's."""
         row = {"model": name, "engine": engine, "threads": threads, "gflop": meta["gflop"],
                "load": load, "date": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M UTC")}
-        row.update(res)
-        row.setdefault("status", "ok")
+        bad = [r for r in rounds if r.get("status") != "ok"]
+        if bad or not rounds:
+            row.update(bad[0] if bad else {"status": "failed", "note": "no round ran"})
+        else:
+            row.update(rounds[-1])
+            for k in ("median_ms", "cpu_ms", "first_ms", "first_cpu_ms", "init_ms"):
+                vals = sorted(r[k] for r in rounds if r.get(k) is not None)
+                if vals:
+                    row[k] = median(vals)
+            row["min_ms"] = min(r["min_ms"] for r in rounds)
+            row["max_ms"] = max(r["max_ms"] for r in rounds)
+            row["runs"] = sum(r["runs"] for r in rounds)
+            row["round_ms"] = "/".join(f"{r['median_ms']:.4g}" for r in rounds)
         if row["status"] == "ok":
             try:
                 err, rel = compare(os.path.join(self.work, f"{name}.{engine}-{threads}.bin"),
@@ -240,17 +276,45 @@ class Bench:
             row["gflops"] = meta["gflop"] / (row["median_ms"] * 1e-3)
             if self.peak:
                 row["frac_peak"] = row["gflops"] / (self.peak * threads)
-        took = time.time() - t_start
-        if row["status"] in ("ok", "WRONG"):
-            msg = (f"{row['median_ms']:10.3f} ms median (min {row['min_ms']:.3f}, first call "
-                   f"{row['first_ms']:.3f}, CPU {row['cpu_ms']:.3f}, {row['runs']} runs), {row['gflops']:.1f} GFLOP/s, "
-                   f"max err {row['max_abs_err']:.2g} (rel {row['rel_err']:.2g})")
+        if row["status"] in ("ok", "WRONG") and "max_abs_err" in row:
+            msg = (f"{row['median_ms']:10.3f} ms median of {len(rounds)} round"
+                   f"{'s' if len(rounds) > 1 else ''} ({row['round_ms']}; min {row['min_ms']:.3f}, "
+                   f"first call {row['first_ms']:.3f}, CPU {row['cpu_ms']:.3f}, {row['runs']} runs), "
+                   f"{row['gflops']:.1f} GFLOP/s, max err {row['max_abs_err']:.2g} "
+                   f"(rel {row['rel_err']:.2g})")
             if row["status"] == "WRONG":
                 msg += "  WRONG: " + row["note"]
         else:
             msg = f"{row['status']}: {row.get('note', '')}"
         log(f"  {engine:12s} {threads} thread{'s' if threads > 1 else ' '}: {msg}  [{took:.0f} s]")
         return row
+
+    def measure(self, name, meta, engines, threads):
+        """Every engine at every thread count on one network, in rounds
+        (the engines take turns, the order reversed every other round): the
+        models.tsv rows."""
+        jobs = [(e, t) for e in engines for t in threads]
+        load = loadavg()
+        builds = {t: self.build_dnncc(name, t) for t in threads} if "dnncc" in engines else {}
+        per = {j: [] for j in jobs}
+        took = {j: 0.0 for j in jobs}
+        for r in range(self.a.rounds):
+            for j in (jobs if r % 2 == 0 else jobs[::-1]):
+                if per[j] and per[j][-1].get("status") != "ok":
+                    continue  # failed or refused: once is enough
+                t0 = time.time()
+                res = self.time_once(name, j[0], j[1], builds.get(j[1], {}))
+                took[j] += time.time() - t0
+                per[j].append(res)
+            if self.a.rounds > 1:
+                log(f"    round {r + 1}/{self.a.rounds}: " + ", ".join(
+                    f"{e} {t}T " + (f"{p[-1]['median_ms']:.4g}" if p[-1].get("status") == "ok"
+                                    else p[-1].get("status", "?"))
+                    for (e, t), p in per.items()))
+        rows = [self.finish(name, meta, e, t, per[(e, t)], load, took[(e, t)]) for e, t in jobs]
+        for b in builds.values():
+            self.clean_dnncc(b)
+        return rows
 
 
 # -- results ---------------------------------------------------------------------
@@ -431,9 +495,12 @@ def main():
     ap.add_argument("--engine", action="append",
                     help=f"engine (repeatable or comma-separated; default all): {' '.join(ENGINES)}")
     ap.add_argument("--threads", default="1,2", help="thread counts (default 1,2)")
-    ap.add_argument("--runs", type=int, default=10, help="at least this many timed calls (10)")
-    ap.add_argument("--min-time", type=float, default=1.0,
-                    help="and at least this many seconds of timed calls (1.0)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds in which the engines take turns (3)")
+    ap.add_argument("--runs", type=int, default=10,
+                    help="at least this many timed calls per round (10)")
+    ap.add_argument("--min-time", type=float, default=0.5,
+                    help="and at least this many seconds of timed calls per round (0.5)")
     ap.add_argument("--out", default="bench/results", help="results folder (bench/results)")
     ap.add_argument("--work", default="bench/models-out", help="exports and builds (bench/models-out)")
     ap.add_argument("--dnncc", default="./dnncc")
@@ -457,6 +524,8 @@ def main():
     models = split(a.model, nets.ALL, "network")
     engines = split(a.engine, ENGINES, "engine")
     threads = [int(t) for t in a.threads.split(",")]
+    if a.rounds < 1:
+        ap.error("--rounds must be at least 1")
     os.makedirs(a.out, exist_ok=True)
     tsv = os.path.join(a.out, "models.tsv")
     if a.tables_only:
@@ -514,9 +583,7 @@ def main():
         log(f"[{i}/{len(models)}] {m}: {meta['gflop']:.3f} GFLOP, input "
             f"{'x'.join(map(str, meta['input_shape']))}, load {loadavg()}, "
             f"{time.time() - t_all:.0f} s so far")
-        for e in engines:
-            for t in threads:
-                rows.append(b.measure(m, meta, e, t))
+        rows += b.measure(m, meta, engines, threads)
         save(i == len(models))
     log(f"done in {time.time() - t_all:.0f} s; results in {tsv}, models.md, models.png")
     bad = [r for r in rows if r.get("status") in ("WRONG", "failed")]
