@@ -1,6 +1,7 @@
 /* harness.c - a generic driver for one model that dnncc generated: it is
- * compiled together with the model's C file and runs it once on inputs read
- * from files.
+ * compiled together with the model's C file, calls model_init() (which, on
+ * hosts, runs the model once on zero inputs: so every test that uses this
+ * harness runs that warm-up too) and runs it once on inputs read from files.
  *
  *   harness [-t] IN_0 ... IN_{n-1} OUT_0 ... OUT_{m-1}
  *
@@ -180,6 +181,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "out of memory for output %d\n", i);
 			rc = 1;
 		}
+	}
+	if (rc == 0 && model_init() != 0) {
+		fprintf(stderr, "model_init failed\n");
+		rc = 3;
 	}
 	if (rc == 0) {
 		start = clock();

@@ -297,8 +297,11 @@ static void upper(char *dst, const char *src)
 
 /* A driver for one model: reads every input from argv[1], runs, writes every
  * output to argv[2]. In file mode it first checks that NAME_run refuses to
- * run without weights and that wrong files are refused (argv[4], argv[5]),
- * then loads argv[3]. */
+ * run without weights, also after NAME_init, and that wrong files are refused
+ * (argv[4], argv[5]), then loads argv[3] and starts again with NAME_init
+ * (which now runs its warm-up call). Otherwise NAME_run starts the model
+ * itself, unless the driver is built with -DCALL_INIT (tests/harness.c calls
+ * NAME_init). */
 static void write_driver(const char *dir, const char *base, const char *name, int file_mode)
 {
 	char path[256], up[128];
@@ -323,15 +326,19 @@ static void write_driver(const char *dir, const char *base, const char *name, in
 	        "\tif (%s_run(NULL, out) != -1 || %s_run((const float *const *)in, NULL) != -1)\n"
 	        "\t\treturn 4;\n",
 	        base, up, up, up, name, name, name, up, name, name, name, name);
-	if (file_mode)
+	if (file_mode) /* NAME_init before the weights skips its warm-up call; after, it runs it */
 		fprintf(f,
-		        "\tif (%s_run((const float *const *)in, out) != -1)\n\t\treturn 5;\n"
+		        "\tif (%s_init() != 0 || %s_run((const float *const *)in, out) != -1)\n"
+		        "\t\treturn 5;\n"
 		        "\tif (%s_load_weights(\"no-such-file.bin\") != -1 || "
 		        "%s_load_weights(argv[4]) != -1 || %s_load_weights(argv[5]) != -1)\n"
 		        "\t\treturn 6;\n"
 		        "\tif (%s_run((const float *const *)in, out) != -1)\n\t\treturn 7;\n"
-		        "\tif (%s_load_weights(argv[3]) != 0)\n\t\treturn 8;\n",
-		        name, name, name, name, name, name);
+		        "\tif (%s_load_weights(argv[3]) != 0)\n\t\treturn 8;\n"
+		        "\t%s_free();\n\tif (%s_init() != 0)\n\t\treturn 8;\n",
+		        name, name, name, name, name, name, name, name, name);
+	else
+		fprintf(f, "#ifdef CALL_INIT\n\tif (%s_init() != 0)\n\t\treturn 12;\n#endif\n", name);
 	fprintf(f,
 	        "\tif (%s_run((const float *const *)in, out) != 0)\n\t\treturn 9;\n"
 	        "\tif (!(f = fopen(argv[2], \"wb\")))\n\t\treturn 10;\n"
@@ -1498,6 +1505,72 @@ Test(emit_files, c_file_layout)
 	free_all(outs, 1);
 	remove_dir(dir);
 	ir_graph_free(g);
+}
+
+/* NAME_init ends with a warm-up call (NAME_warm_up: zero inputs, scratch
+ * outputs from calloc) unless the file is built with -DNAME_NO_WARM_UP;
+ * --target cortex-m (no heap to borrow from) and --instrument (the call
+ * would be counted) leave it out. A program that calls NAME_init computes
+ * the same outputs with and without the warm-up, and as one that does not
+ * call it (NAME_run then starts the model itself). */
+Test(emit_files, warm_up_in_init)
+{
+	const char *targets[3] = {NULL, "cortex-m", NULL};
+	for (int v = 0; v < 3; v++) {
+		struct tensor *w0, *b, *k;
+		struct graph *g = views_graph(&w0, &b, &k);
+		char dir[64], out[256], path[256];
+		struct diag d;
+		make_dir(dir);
+		snprintf(out, sizeof out, "%s/net.c", dir);
+		struct options opt = {0};
+		opt.model = g->source;
+		opt.output = out;
+		opt.name = "net";
+		opt.command_line = "dnncc models/test.onnx -o out/net.c";
+		opt.weights = WEIGHTS_CARRAY;
+		opt.target = targets[v];
+		opt.instrument = v == 2;
+		diag_init(&d, g->source, stderr);
+		cr_assert_eq(emit_c(g, &opt, &d), 0);
+		char *c = read_file(out, NULL);
+		snprintf(path, sizeof path, "%s/net.h", dir);
+		char *h = read_file(path, NULL);
+		cr_assert(c && h);
+		int in_c = strstr(c, "static void net_warm_up(void)") && strstr(c, "net_warm_up();") &&
+		           strstr(c, "#ifndef NET_NO_WARM_UP") && strstr(c, "#include <stdlib.h>");
+		int in_h = strstr(h, "-DNET_NO_WARM_UP") != NULL;
+		cr_expect_eq(in_c, v == 0, "variant %d: net.c %s the warm-up call", v,
+		             v == 0 ? "lacks" : "has");
+		cr_expect_eq(in_h, v == 0, "variant %d: net.h %s the warm-up", v,
+		             v == 0 ? "does not document" : "documents");
+		cr_expect(v == 0 || !strstr(c, "calloc"), "variant %d: net.c borrows heap memory", v);
+		free(c);
+		free(h);
+		if (v == 0) {
+			float *in[1];
+			make_inputs(g, in);
+			write_inputs(dir, g, in);
+			write_driver(dir, "net", "net", 0);
+			/* the driver with a NAME_init call before its NAME_run: -DCALL_INIT */
+			int rc = sh("cd '%s' && cc " CFLAGS " -O2 driver.c net.c -lm -o prog >log.txt 2>&1"
+			            " && cc " CFLAGS " -O2 -DCALL_INIT driver.c net.c -lm -o prog_warm"
+			            " >>log.txt 2>&1 && cc " CFLAGS " -O2 -DCALL_INIT -DNET_NO_WARM_UP driver.c"
+			            " net.c -lm -o prog_cold >>log.txt 2>&1 && ./prog in.bin out.bin"
+			            " && ./prog_warm in.bin out_warm.bin && ./prog_cold in.bin out_cold.bin"
+			            " && cmp out.bin out_warm.bin && cmp out.bin out_cold.bin",
+			            dir);
+			if (rc) {
+				snprintf(path, sizeof path, "%s/log.txt", dir);
+				char *log = read_file(path, NULL);
+				cr_expect_fail("warm-up builds (status %d):\n%s", rc, log ? log : "");
+				free(log);
+			}
+			free_all(in, 1);
+		}
+		remove_dir(dir);
+		ir_graph_free(g);
+	}
 }
 
 Test(emit_files, deterministic)
