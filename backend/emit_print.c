@@ -487,12 +487,11 @@ void emit_print_header(struct plan *p, struct emitter *e)
 		emit_line(e, " * without a warm-up call (%s).",
 		          p->opt->instrument ? "--instrument counts every call" : "--target cortex-m");
 	}
+	emit_line(e, " * %s_run() starts the same way when nobody called this, but without", N);
 	if (emit_threads_of(p) > 1) {
-		emit_line(e, " * %s_run() starts the same way when nobody called this, but without", N);
 		emit_line(e, " * the warm-up. Returns 0. %s_free() joins the threads; a later %s_run()", N, N);
 		emit_line(e, " * starts them again. */");
 	} else {
-		emit_line(e, " * %s_run() starts the same way when nobody called this, but without", N);
 		emit_line(e, " * the warm-up. Returns 0. %s_free() undoes it (nothing to release). */", N);
 	}
 	emit_line(e, "int %s_init(void);", N);
@@ -1449,25 +1448,25 @@ static void print_warm_up(struct plan *p, struct emitter *e)
 	const struct graph *g = p->g;
 	const char *N = p->name;
 	const char *ptr = p->typed_io ? "void" : "float";
+	const int n_io = g->n_inputs + g->n_outputs; /* arrays get at least one slot */
 	emit_line(e, "#ifndef %s_NO_WARM_UP", p->upper);
 	emit_line(e, "/* Runs the model once on zero inputs into scratch outputs (%s_init). */", N);
 	emit_line(e, "static void %s_warm_up(void)", N);
 	emit_open_block(e);
-	emit_line(e, "static const size_t bytes[%d] = {", g->n_inputs + g->n_outputs > 0 ?
-	          g->n_inputs + g->n_outputs : 1);
-	for (int j = 0; j < g->n_inputs + g->n_outputs; j++) {
+	emit_line(e, "static const size_t bytes[%d] = {", n_io > 0 ? n_io : 1);
+	for (int j = 0; j < n_io; j++) {
 		const struct tensor *t = j < g->n_inputs ? g->inputs[j] : g->outputs[j - g->n_inputs];
 		emit_line(e, "\t%" PRId64 " * sizeof(%s),%s", ir_numel(t), emit_ctype(t->dtype),
 		          j == g->n_inputs ? " /* outputs */" : "");
 	}
-	if (g->n_inputs + g->n_outputs == 0)
+	if (n_io == 0)
 		emit_line(e, "\t0");
 	emit_line(e, "};");
 	emit_line(e, "const %s *in[%d];", ptr, g->n_inputs > 0 ? g->n_inputs : 1);
 	emit_line(e, "%s *out[%d];", ptr, g->n_outputs > 0 ? g->n_outputs : 1);
-	emit_line(e, "void *buf[%d];", g->n_inputs + g->n_outputs > 0 ? g->n_inputs + g->n_outputs : 1);
+	emit_line(e, "void *buf[%d];", n_io > 0 ? n_io : 1);
 	emit_line(e, "int i, ok = 1;");
-	emit_line(e, "for (i = 0; i < %d; i++)", g->n_inputs + g->n_outputs);
+	emit_line(e, "for (i = 0; i < %d; i++)", n_io);
 	emit_line(e, "\tok &= (buf[i] = calloc(1, bytes[i] ? bytes[i] : 1)) != NULL;");
 	emit_line(e, "for (i = 0; i < %d; i++)", g->n_inputs);
 	emit_line(e, "\tin[i] = (const %s *)buf[i];", ptr);
@@ -1475,7 +1474,7 @@ static void print_warm_up(struct plan *p, struct emitter *e)
 	emit_line(e, "\tout[i] = (%s *)buf[%d + i];", ptr, g->n_inputs);
 	emit_line(e, "if (ok)");
 	emit_line(e, "\t(void)%s_run(in, out);", N);
-	emit_line(e, "for (i = 0; i < %d; i++)", g->n_inputs + g->n_outputs);
+	emit_line(e, "for (i = 0; i < %d; i++)", n_io);
 	emit_line(e, "\tfree(buf[i]);");
 	emit_close(e, "");
 	emit_line(e, "#endif");

@@ -335,7 +335,7 @@ static void write_driver(const char *dir, const char *base, const char *name, in
 		        "\t\treturn 6;\n"
 		        "\tif (%s_run((const float *const *)in, out) != -1)\n\t\treturn 7;\n"
 		        "\tif (%s_load_weights(argv[3]) != 0)\n\t\treturn 8;\n"
-		        "\t%s_free();\n\tif (%s_init() != 0)\n\t\treturn 8;\n",
+		        "\t%s_free();\n\tif (%s_init() != 0)\n\t\treturn 13;\n",
 		        name, name, name, name, name, name, name, name, name);
 	else
 		fprintf(f, "#ifdef CALL_INIT\n\tif (%s_init() != 0)\n\t\treturn 12;\n#endif\n", name);
