@@ -12,7 +12,9 @@ four MLPerf Tiny shapes, random weights with fixed seeds):
   1. export to ONNX with PyTorch's output as the reference (torch_side.py;
      cached in the work folder, --fresh exports again);
   2. per engine and thread count, in a process of its own:
-     dnncc        dnncc NET.onnx -o model.c --name model --threads T, then
+     dnncc        dnncc NET.onnx -o model.c --name model --threads T
+                  --profile (--dnncc-flags: the selection on costs measured
+                  on this machine, through dnncc's profile cache), then
                   `cc -std=c99 -O2 model.c time_main.c -lm` (the README's
                   build; built once, before the rounds), run; a --threads
                   that dnncc refuses is recorded as "not supported" with
@@ -504,7 +506,8 @@ def main():
     ap.add_argument("--out", default="bench/results", help="results folder (bench/results)")
     ap.add_argument("--work", default="bench/models-out", help="exports and builds (bench/models-out)")
     ap.add_argument("--dnncc", default="./dnncc")
-    ap.add_argument("--dnncc-flags", default="", help="extra dnncc options, e.g. --profile")
+    ap.add_argument("--dnncc-flags", default="--profile",
+                    help="dnncc options (default --profile; \"\" for the built-in cost model)")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     ap.add_argument("--cflags", default="", help="extra flags for the generated code's build")
     ap.add_argument("--peak", default="bench/peak", help="the bench/peak program")

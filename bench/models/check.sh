@@ -21,7 +21,7 @@ out=$builddir/bench/models-check
 rm -rf "$out" && mkdir -p "$out" || exit 1
 if ! "$PY" "$srcdir/bench/models/bench_models.py" --model autoencoder --engine dnncc,pytorch \
 	--threads 1 --runs 3 --min-time 0 --out "$out/results" --work "$out/work" \
-	--dnncc "$DNNCC" --peak "" >"$out/log" 2>&1; then
+	--dnncc "$DNNCC" --dnncc-flags "" --peak "" >"$out/log" 2>&1; then
 	cat "$out/log"
 	echo "FAIL: bench_models.py failed"
 	exit 1
