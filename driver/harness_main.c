@@ -12,12 +12,22 @@
  * is timed by that call alone); prints the median, minimum and maximum per
  * call.
  * Samples are timed on the process's CPU clock where the C library has one
- * (POSIX CLOCK_PROCESS_CPUTIME_ID; the harness runs one thread): on a
+ * (POSIX CLOCK_PROCESS_CPUTIME_ID) when the harness runs one thread: on a
  * shared machine the wall clock also counts the time other jobs held the
  * core: GoogLeNet's 818 cases of over 1 ms measured 4.3x their CPU time
  * (median) at load 15 on two cores, while the medians of shorter cases,
  * whose samples mostly escape preemption, agreed within 10%. On an idle
  * core the two clocks agree.
+ *
+ * Threads (dnncc profile --threads N, HARNESS_THREADS N): the cases run as
+ * the generated code runs them, on the thread pool of thread_pool.c
+ * (defined RT_THREADS), started once, and samples are timed on the wall
+ * clock (the CPU clock would add up the threads, spinning workers
+ * included). A layer in a network finds the workers spinning (the layer
+ * before just ran on them) and its input in both cores' caches, so the
+ * "net" state before each sample is written by every thread (each dirties
+ * and reads its share), which also leaves the workers awake; under --cache
+ * hot, an empty job wakes them before each sample.
  *
  * Cache state (--cache): a layer inside a network finds its input in cache
  * (the layer before just wrote it) but its weights, workspace and output
@@ -49,6 +59,9 @@
  * (x86 clflush, AArch64 dc civac), else a write of HARNESS_EVICT_BYTES of
  * other memory. */
 
+#ifndef HARNESS_THREADS
+#define HARNESS_THREADS 1
+#endif
 #define HARNESS_SAMPLE_US 20.0
 #define HARNESS_FLUSH_BYTES (8u << 20)
 #ifndef HARNESS_EVICT_BYTES
@@ -88,7 +101,7 @@ static double now_us(void)
 /* The clock samples are timed on, in microseconds. */
 static double sample_us(void)
 {
-#ifdef CLOCK_PROCESS_CPUTIME_ID
+#if defined(CLOCK_PROCESS_CPUTIME_ID) && HARNESS_THREADS == 1
 	struct timespec ts;
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0)
 		return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
@@ -171,16 +184,61 @@ static void call_case(const struct hcase *c, const float *x, const float *w, con
 
 /* The "net" cache state before one call: other memory written through (the
  * cache full of dirty lines), then the input, as the layer before would
- * have left it. */
+ * have left it. Share part of parts: each thread of a threaded harness
+ * does its own. */
+struct harness_share {
+	const float *x;
+	size_t nx;
+	int parts;
+};
+
+static void cache_share(const struct harness_share *h, int part)
+{
+	size_t n = HARNESS_FLUSH_BYTES / sizeof(float) / (size_t)h->parts;
+	size_t i, b = n * (size_t)part, e = b + n;
+	size_t xb = h->nx * (size_t)part / (size_t)h->parts;
+	size_t xe = h->nx * (size_t)(part + 1) / (size_t)h->parts;
+	float s = 0;
+	for (i = b; i < e; i += 16)
+		s += harness_flush[i]++; /* dirty, as the layers before leave their outputs */
+	for (i = xb - xb % 16; i < xe; i += 16)
+		s += h->x[i];
+	harness_sink = s;
+}
+
+#ifdef RT_THREADS
+static void cache_share_range(void *ctx, int begin, int end)
+{
+	int k;
+	for (k = begin; k < end; k++)
+		cache_share((const struct harness_share *)ctx, k);
+}
+
+static void wake_range(void *ctx, int begin, int end)
+{
+	(void)ctx, (void)begin, (void)end;
+}
+#endif
+
 static void cache_as_in_network(const float *x, size_t nx)
 {
-	size_t i, n = HARNESS_FLUSH_BYTES / sizeof(float);
-	float s = 0;
-	for (i = 0; i < n; i += 16)
-		s += harness_flush[i]++; /* dirty, as the layers before leave their outputs */
-	for (i = 0; i < nx; i += 16)
-		s += x[i];
-	harness_sink = s;
+	struct harness_share h;
+	h.x = x;
+	h.nx = nx;
+	h.parts = HARNESS_THREADS;
+#ifdef RT_THREADS
+	rt_pool_parallel(cache_share_range, &h, h.parts);
+#else
+	cache_share(&h, 0);
+#endif
+}
+
+/* Wakes the workers of a threaded harness (they sleep after a while idle). */
+static void wake_workers(void)
+{
+#ifdef RT_THREADS
+	rt_pool_parallel(wake_range, NULL, 2 * HARNESS_THREADS);
+#endif
 }
 
 #ifdef harness_flush_line
@@ -239,6 +297,7 @@ static int time_case(const struct hcase *c, int max_runs, double budget_us, doub
 	memset(y, 0, c->y * sizeof *y);
 	if (c->ws)
 		memset(ws, 0, c->ws * sizeof *ws);
+	wake_workers();
 	t0 = sample_us();
 	call_case(c, x, w, c->b ? b : NULL, y, c->ws ? ws : NULL);
 	one = sample_us() - t0;
@@ -268,6 +327,8 @@ static int time_case(const struct hcase *c, int max_runs, double budget_us, doub
 			evict(w, c->w, b, c->b, y, c->y, ws, c->ws);
 		if (!harness_hot)
 			cache_as_in_network(x, c->x);
+		else
+			wake_workers();
 		t0 = sample_us();
 		for (k = 0; k < inner; k++)
 			call_case(c, x, w, c->b ? b : NULL, y, c->ws ? ws : NULL);
@@ -351,6 +412,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+#ifdef RT_THREADS
+	if (rt_pool_start(HARNESS_THREADS) != HARNESS_THREADS) {
+		fprintf(stderr, "harness: cannot start %d threads\n", HARNESS_THREADS);
+		return 1;
+	}
+#elif HARNESS_THREADS > 1
+#error "a harness for HARNESS_THREADS threads needs the thread pool (RT_THREADS)"
+#endif
 	cpu_model(machine, sizeof machine);
 	strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	printf("# dnncc cost table: microseconds per call (format: passes/costs.c)\n");
@@ -368,11 +437,11 @@ int main(int argc, char **argv)
 	printf("# compiler: unknown C compiler\n");
 #endif
 	printf("# flags: %s\n", HARNESS_CFLAGS);
-	printf("# threads: 1\n");
+	printf("# threads: %d\n", HARNESS_THREADS);
 	printf("# cache: %s\n", harness_hot ? "hot (calls back to back)" :
 	                        harness_evict ? "net (input in cache, weights, workspace and output from memory)" :
 	                                        "net (input in cache, the rest cold)");
-#ifdef CLOCK_PROCESS_CPUTIME_ID
+#if defined(CLOCK_PROCESS_CPUTIME_ID) && HARNESS_THREADS == 1
 	printf("# clock: process CPU time\n");
 #else
 	printf("# clock: wall (monotonic)\n");

@@ -55,7 +55,8 @@
 	"                         selection drops blocked layouts, then the canonical\n" \
 	"                         strategy, to fit\n"                                     \
 	"  --train ...            emit training code (dnncc --train --help)\n"          \
-	"dnncc profile takes the options that read the model, --target and --blas, and:\n" \
+	"dnncc profile takes the options that read the model, --target, --blas and\n" \
+	"--threads (the cases run on that many threads), and:\n" \
 	"  -o FILE                the cost table to write (TSV, see README)\n"        \
 	"  --emit-harness DIR     write the harness (harness.c, Makefile) instead of running it\n" \
 	"  --no-cache             measure everything again, refresh the cache (also --profile)\n" \
@@ -555,12 +556,6 @@ int main(int argc, char **argv)
 	/* Cortex-M has no float vectors: 8- and 16-channel blocks (SIMD register
 	 * widths) would only pay their padding in RAM. */
 	opt.no_blocked = strcmp(opt.target, "cortex-m") == 0;
-	if (opt.threads > 1 && profiling) {
-		fprintf(stderr, "dnncc profile: --threads %d: the profiling harness measures one "
-		                "thread only (multi-threaded costs are not built yet)\n",
-		        opt.threads);
-		return 2;
-	}
 	if (opt.threads > 1 && strcmp(opt.target, "cortex-m") == 0) {
 		fprintf(stderr, "dnncc: --threads %d: --target cortex-m code is single-threaded "
 		                "(firmware has no threads); use --threads 1\n",

@@ -452,6 +452,19 @@ static int compiler_id(char *buf, size_t size, struct diag *d)
 	return 0;
 }
 
+/* The threads the cases run on: --threads, as the generated code will. */
+static int profile_threads(const struct options *opt)
+{
+	return opt->threads > 1 ? opt->threads : 1;
+}
+
+/* " -pthread" for a threaded harness's build (older C libraries keep
+ * pthreads apart), else "". */
+static const char *pthread_flag(const struct options *opt)
+{
+	return profile_threads(opt) > 1 ? " -pthread" : "";
+}
+
 static void fill_header(struct profile *pr, struct cost_table *t)
 {
 	char date[64];
@@ -461,7 +474,9 @@ static void fill_header(struct profile *pr, struct cost_table *t)
 	cost_table_set_header(t, COST_HDR_ISA, pr->isa);
 	cost_table_set_header(t, COST_HDR_COMPILER, pr->compiler);
 	cost_table_set_header(t, COST_HDR_FLAGS, HARNESS_CFLAGS);
-	cost_table_set_header(t, COST_HDR_THREADS, "1");
+	char threads[16];
+	snprintf(threads, sizeof threads, "%d", profile_threads(pr->opt));
+	cost_table_set_header(t, COST_HDR_THREADS, threads);
 	cost_table_set_header(t, COST_HDR_VERSION, PACKAGE_VERSION);
 	cost_table_set_header(t, COST_HDR_DATE, date);
 }
@@ -507,20 +522,30 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 	        " *\n"
 	        " * Times %d (primitive, layer) pairs on %d convolution layers, %d\n"
 	        " * (layout transform, shape) pairs and %d (kernel, layer) pairs of other\n"
-	        " * layers, single-threaded, and prints a dnncc\n"
+	        " * layers, on %d thread%s, and prints a dnncc\n"
 	        " * cost table (format: dnncc's passes/costs.c) on standard output;\n"
 	        " * progress goes to standard error. Weights and inputs are random:\n"
 	        " * values do not change how long a kernel runs.\n"
 	        " *\n"
 	        " * Build: cc -std=c99 -O2 -DHARNESS_CFLAGS='\"-std=c99 -O2\"' -o harness "
-	        "harness.c -lm%s\n"
+	        "harness.c -lm%s%s\n"
 	        " * Run:   ./harness [--runs N] [--budget-ms T] [--cache net|hot] > costs.tsv\n"
 	        " * Use:   dnncc MODEL -o NAME.c --costs costs.tsv */\n"
 	        "#define _POSIX_C_SOURCE 200112L\n"
 	        "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
 	        "#include <time.h>\n#include <unistd.h>\n\n",
 	        PACKAGE_VERSION, model, opt->target, n_prims, n_layers, n_xforms, n_nc,
-	        opt->blas_openblas ? " -lopenblas" : "");
+	        profile_threads(opt), profile_threads(opt) > 1 ? "s" : "",
+	        opt->blas_openblas ? " -lopenblas" : "", pthread_flag(opt));
+	if (profile_threads(opt) > 1)
+		fprintf(f,
+		        "/* The cases run on the thread pool, as code built with --threads %d does. */\n"
+		        "#define HARNESS_THREADS %d\n"
+		        "#if !defined(__GNUC__) || !(defined(__unix__) || defined(__APPLE__))\n"
+		        "#error \"a threaded harness needs POSIX threads and GCC-style atomics\"\n"
+		        "#endif\n"
+		        "#define RT_THREADS HARNESS_THREADS\n\n",
+		        profile_threads(opt), profile_threads(opt));
 	/* the runtime units the cases call */
 	int *units = xmalloc((n ? n : 1) * sizeof *units);
 	for (int i = 0; i < n; i++) {
@@ -682,8 +707,9 @@ static struct cost_table *measure(struct profile *pr, const int *which, int n, i
 			diag_error(d, NULL, "cannot write %s: %s", src, strerror(errno));
 		goto out;
 	}
-	snprintf(cmd, sizeof cmd, "%s %s -DHARNESS_CFLAGS='\"%s\"' -o '%s' '%s' -lm%s", cc_command(),
-	         HARNESS_CFLAGS, HARNESS_CFLAGS, exe, src, openblas ? " -lopenblas" : "");
+	snprintf(cmd, sizeof cmd, "%s %s -DHARNESS_CFLAGS='\"%s\"' -o '%s' '%s' -lm%s%s", cc_command(),
+	         HARNESS_CFLAGS, HARNESS_CFLAGS, exe, src, openblas ? " -lopenblas" : "",
+	         pthread_flag(pr->opt));
 	fprintf(stderr, "dnncc profile: building the harness for %d cases (%s)\n", n, cc_command());
 	if (run_shell(cmd) != 0) {
 		diag_error(d, NULL, "the profiling harness did not build (%s); the compiler's messages "
@@ -773,11 +799,16 @@ static char *cache_path(struct profile *pr, const char *dir)
 	 * reused; "net cache": nor rows timed hot (harness_main.c); a model
 	 * whose weights are evicted (above the last-level cache) has its own
 	 * file, and older files, with the weights, or the workspace and output,
-	 * left in the L3, are not reused */
-	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache\n%s", pr->machine,
+	 * left in the L3, are not reused; each thread count has its own file
+	 * (one thread's id, older than threaded profiles, names none) */
+	char threads[32] = "";
+	if (profile_threads(pr->opt) > 1)
+		snprintf(threads, sizeof threads, "\n%d threads", profile_threads(pr->opt));
+	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache\n%s%s", pr->machine,
 	         pr->isa, pr->compiler, HARNESS_CFLAGS, PACKAGE_VERSION,
 	         pr->opt->blas_openblas ? "openblas" : "own",
-	         pr->evict_weights ? "weights, workspace and output evicted" : "weights cached");
+	         pr->evict_weights ? "weights, workspace and output evicted" : "weights cached",
+	         threads);
 	uint64_t h = 1469598103934665603ull;
 	for (const char *s = id; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -976,11 +1007,11 @@ static int emit_harness_dir(struct profile *pr, const char *dir)
 	        "CC = cc\n"
 	        "CFLAGS = %s\n"
 	        "harness: harness.c\n"
-	        "\t$(CC) $(CFLAGS) -DHARNESS_CFLAGS='\"$(CFLAGS)\"' -o $@ harness.c -lm%s\n"
+	        "\t$(CC) $(CFLAGS) -DHARNESS_CFLAGS='\"$(CFLAGS)\"' -o $@ harness.c -lm%s%s\n"
 	        "clean:\n"
 	        "\trm -f harness\n",
 	        PACKAGE_VERSION, pr->evict_weights ? " --evict-weights" : "", HARNESS_CFLAGS,
-	        openblas ? " -lopenblas" : "");
+	        openblas ? " -lopenblas" : "", pthread_flag(pr->opt));
 	int bad = ferror(f) || ferror(m);
 	bad |= fclose(f) != 0;
 	bad |= fclose(m) != 0;
@@ -1053,4 +1084,13 @@ void profile_check_target(const struct cost_table *t, const char *path, const st
 		             "%s was measured for %s, but the target is %s (%s): its costs may "
 		             "rank primitives wrongly",
 		             path, isa, opt->target, isa_names[opt->isa]);
+	/* One thread's costs under --threads N are the documented default (the
+	 * selection then ranks rows as if they ran alone); costs measured on
+	 * another pool size are a mix-up. */
+	int tt = cost_table_threads(t), threads = opt->threads > 1 ? opt->threads : 1;
+	if (tt > 1 && tt != threads)
+		diag_warning(d, NULL,
+		             "%s was measured on %d threads, but the code runs on %d: its costs may "
+		             "rank primitives wrongly",
+		             path, tt, threads);
 }

@@ -491,11 +491,8 @@ struct cost_table *cost_table_read(const char *path, struct diag *d)
 	free(buf);
 	fclose(f);
 	const char *threads = t->header[COST_HDR_THREADS];
-	if (!local.errors && threads && strcmp(threads, "1") != 0)
-		diag_error(&local, NULL,
-		           "measured with %s threads, but dnncc generates single-threaded code "
-		           "(multi-threaded code is not built yet)",
-		           threads);
+	if (!local.errors && threads && cost_table_threads(t) < 1)
+		diag_error(&local, NULL, "threads '%s' is not a positive integer", threads);
 	d->errors += local.errors;
 	d->warnings += local.warnings;
 	if (local.errors) {
@@ -503,6 +500,17 @@ struct cost_table *cost_table_read(const char *path, struct diag *d)
 		return NULL;
 	}
 	return t;
+}
+
+int cost_table_threads(const struct cost_table *t)
+{
+	const char *s = t ? t->header[COST_HDR_THREADS] : NULL;
+	if (!s)
+		return 1;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	return end == s || *end || errno || v < 1 || v > 4096 ? 0 : (int)v;
 }
 
 /* ---- writing -------------------------------------------------------------- */

@@ -404,6 +404,8 @@ size_t cost_table_n_rows(const struct cost_table *t);
 const struct cost_row *cost_table_row(const struct cost_table *t, size_t i);
 void cost_table_set_header(struct cost_table *t, enum cost_header h, const char *value);
 const char *cost_table_header(const struct cost_table *t, enum cost_header h);
+/* The threads its cases ran on (the header's; 1 without one; 0 if malformed). */
+int cost_table_threads(const struct cost_table *t);
 void cost_table_set_path(struct cost_table *t, const char *path); /* for costs_source */
 /* Prints the table in the documented format; writes it to path through a
  * temporary renamed into place (nothing left behind on failure). */

@@ -10,9 +10,9 @@
 #      and the generated file's header names the table;
 #   4. rows missing from a table fall back to the built-in model and
 #      --report counts them;
-#   5. a malformed table, --threads 2 and a target this machine cannot run
-#      are refused with a message and no output file (and a table for
-#      another instruction set is warned about);
+#   5. a malformed table and a target this machine cannot run are refused
+#      with a message and no output file (and a table for another
+#      instruction set is warned about);
 #   6. --profile compiles in one step, measuring only what the cache lacks;
 #   7. --emit-harness writes a harness that builds with
 #      cc -std=c99 -Wall -Wextra -pedantic -Werror and whose output --costs
@@ -22,7 +22,10 @@
 #  10. --llc decides whether the harness evicts the weights: a cache smaller
 #      than what one call touches makes it time them from memory, a native
 #      profile reads this machine's cache, and --llc is refused in a plain
-#      compile.
+#      compile;
+#  11. --threads 2 measures on the thread pool, on the wall clock, into a
+#      cache file of its own; its table is quiet at --threads 2 and warned
+#      about at --threads 3; the threaded --emit-harness builds strictly.
 # Environment (make check sets them): DNNCC, CC, DNNCC_SRCDIR.
 set -u
 DNNCC=${DNNCC:-./dnncc}
@@ -115,7 +118,7 @@ else
 	cat "$out/partial/isa"
 fi
 
-# 5. refusals: a malformed table (line-numbered), more than one thread
+# 5. refusals: a malformed table (line-numbered), a foreign target
 mkdir -p "$out/bad"
 sed '12s/	[^	]*$/	many/' "$out/costs.tsv" >"$out/bad.tsv"
 if ! "$DNNCC" "$model" -o "$out/bad/m.c" --costs "$out/bad.tsv" 2>"$out/bad/err" &&
@@ -126,14 +129,6 @@ else
 	failed "malformed table"
 	cat "$out/bad/err"
 fi
-if ! "$DNNCC" profile "$model" -o "$out/t2.tsv" --threads 2 2>"$out/t2.err" &&
-	grep -q 'multi-threaded costs are not built yet' "$out/t2.err" && [ ! -e "$out/t2.tsv" ]; then
-	pass "--threads 2 is refused"
-else
-	failed "--threads 2"
-	cat "$out/t2.err"
-fi
-
 case $(uname -m) in
 aarch64 | arm*) foreign=x86-64-v4 ;;
 *) foreign=armv8 ;;
@@ -255,5 +250,39 @@ if grep -q 'cache is 0.1 MiB (--llc): weights timed from memory' "$out/llc1.err"
 else
 	failed "--llc"
 	cat "$out/llc1.err" "$out/llc2.err" "$out/llc3.err" "$out/llc4.err"
+fi
+
+# 11. profiles at 2 threads
+n_cache=$(ls "$DNNCC_CACHE_DIR"/costs-*.tsv | wc -l)
+mkdir -p "$out/t2"
+if "$DNNCC" profile "$model" -o "$out/t2.tsv" --threads 2 --runs 1 2>"$out/t2.err" &&
+	grep -q "^dnncc profile: $total measured, 0 from cache" "$out/t2.err" &&
+	grep -q '^# threads: 2$' "$out/t2.tsv" &&
+	[ "$(ls "$DNNCC_CACHE_DIR"/costs-*.tsv | wc -l)" -eq $((n_cache + 1)) ] &&
+	"$DNNCC" profile "$model" -o "$out/t2b.tsv" --threads 2 --runs 1 2>"$out/t2b.err" &&
+	grep -q "^dnncc profile: 0 measured, $total from cache" "$out/t2b.err" &&
+	"$DNNCC" "$model" -o "$out/t2/m.c" --costs "$out/t2.tsv" --threads 2 2>"$out/t2/quiet" &&
+	! grep -q 'warning' "$out/t2/quiet" &&
+	"$DNNCC" "$model" -o "$out/t2/m3.c" --costs "$out/t2.tsv" --threads 3 2>"$out/t2/warn" &&
+	grep -q "warning: $out/t2.tsv was measured on 2 threads, but the code runs on 3" \
+		"$out/t2/warn"; then
+	pass "--threads 2 profiles on the pool into its own cache; other counts are warned about"
+else
+	failed "profile --threads 2"
+	cat "$out/t2.err" "$out/t2b.err" "$out/t2/quiet" "$out/t2/warn" 2>/dev/null
+fi
+if "$DNNCC" profile "$model" --threads 2 --emit-harness "$out/h2" 2>"$out/h2.err" &&
+	grep -q -- '-pthread' "$out/h2/Makefile" &&
+	(cd "$out/h2" && $CC -std=c99 -Wall -Wextra -pedantic -Werror -O0 \
+		-DHARNESS_CFLAGS='"-O0"' -o harness harness.c -lm -pthread) 2>"$out/h2.cc" &&
+	"$out/h2/harness" --runs 1 --budget-ms 1 >"$out/board2.tsv" 2>"$out/h2.run" &&
+	grep -q '^# threads: 2$' "$out/board2.tsv" && grep -q '^# clock: wall' "$out/board2.tsv" &&
+	[ "$(grep -c -v '^#' "$out/board2.tsv")" = "$total" ] &&
+	"$out/h2/harness" --runs 1 --budget-ms 1 --cache hot >"$out/hot2.tsv" 2>"$out/h2.run" &&
+	[ "$(grep -c -v '^#' "$out/hot2.tsv")" = "$total" ]; then
+	pass "the threaded --emit-harness builds strictly and times every case (net and hot)"
+else
+	failed "--emit-harness --threads 2"
+	cat "$out/h2.err" "$out/h2.cc" "$out/h2.run" 2>/dev/null
 fi
 exit $fail

@@ -262,10 +262,28 @@ Test(costs, duplicate_row_names_both_lines)
 	             ": line 3: prim conv_sum2d_chw " CONV1_KEY " repeats line 1");
 }
 
-Test(costs, multi_threaded_tables_are_refused)
+Test(costs, the_thread_count_is_read)
 {
-	expect_error("# threads: 4\nprim\tconv_sum2d_chw\t" CONV1_KEY "\t1\t1\t1\t1\n",
-	             "measured with 4 threads");
+	int errors;
+	struct cost_table *t =
+	    read_text("# threads: 4\nprim\tconv_sum2d_chw\t" CONV1_KEY "\t1\t1\t1\t1\n", &errors);
+	cr_assert_not_null(t, "%s", messages);
+	cr_expect_eq(errors, 0);
+	cr_expect_eq(cost_table_threads(t), 4);
+	cost_table_free(t);
+	t = read_text("prim\tconv_sum2d_chw\t" CONV1_KEY "\t1\t1\t1\t1\n", &errors);
+	cr_assert_not_null(t, "%s", messages);
+	cr_expect_eq(cost_table_threads(t), 1, "a table without the line is one thread's");
+	cost_table_free(t);
+	cr_expect_eq(cost_table_threads(NULL), 1);
+}
+
+Test(costs, a_bad_thread_count_is_refused)
+{
+	expect_error("# threads: many\nprim\tconv_sum2d_chw\t" CONV1_KEY "\t1\t1\t1\t1\n",
+	             "threads 'many' is not a positive integer");
+	expect_error("# threads: 0\nprim\tconv_sum2d_chw\t" CONV1_KEY "\t1\t1\t1\t1\n",
+	             "threads '0' is not a positive integer");
 }
 
 Test(costs, every_bad_line_is_reported)
