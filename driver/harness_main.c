@@ -184,8 +184,8 @@ static void call_case(const struct hcase *c, const float *x, const float *w, con
 
 /* The "net" cache state before one call: other memory written through (the
  * cache full of dirty lines), then the input, as the layer before would
- * have left it. Share part of parts: each thread of a threaded harness
- * does its own. */
+ * have left it. cache_share prepares share `part` of h->parts (one per
+ * thread: in a threaded harness each thread prepares its own). */
 struct harness_share {
 	const float *x;
 	size_t nx;

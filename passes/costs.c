@@ -21,8 +21,9 @@
  * Lines starting with '#' are comments; those of the form "# NAME: VALUE"
  * are the header, which says where the numbers were measured (machine: the
  * CPU model from /proc/cpuinfo; isa: the --target and the GEMM micro-kernel
- * it selects; compiler and flags the harness was built with; threads; the
- * dnncc version; date in UTC). Empty lines are ignored. Every other line is a
+ * it selects; compiler and flags the harness was built with; threads: how
+ * many the cases ran on, a positive integer, 1 when absent; the dnncc
+ * version; date in UTC). Empty lines are ignored. Every other line is a
  * row of exactly seven tab-separated fields:
  *   1. kind: "prim" (a convolution primitive, runtime/primitives.def) or
  *      "transform" (a layout transform, runtime/transforms.def);
