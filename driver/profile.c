@@ -1087,7 +1087,7 @@ void profile_check_target(const struct cost_table *t, const char *path, const st
 	/* One thread's costs under --threads N are the documented default (the
 	 * selection then ranks rows as if they ran alone); costs measured on
 	 * another pool size are a mix-up. */
-	int tt = cost_table_threads(t), threads = opt->threads > 1 ? opt->threads : 1;
+	int tt = cost_table_threads(t), threads = profile_threads(opt);
 	if (tt > 1 && tt != threads)
 		diag_warning(d, NULL,
 		             "%s was measured on %d threads, but the code runs on %d: its costs may "

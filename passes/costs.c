@@ -506,12 +506,10 @@ struct cost_table *cost_table_read(const char *path, struct diag *d)
 int cost_table_threads(const struct cost_table *t)
 {
 	const char *s = t ? t->header[COST_HDR_THREADS] : NULL;
+	int v;
 	if (!s)
 		return 1;
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	return end == s || *end || errno || v < 1 || v > 4096 ? 0 : (int)v;
+	return parse_ints(s, 1, &v) == 0 && v >= 1 && v <= 4096 ? v : 0;
 }
 
 /* ---- writing -------------------------------------------------------------- */

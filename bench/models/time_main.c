@@ -8,9 +8,10 @@
  * the benchmark writes and reads them on the same machine). model_init
  * (the thread pool's start, the arena's and the weights' first touch: the
  * start-up, like an engine's session creation) is timed alone, then the
- * first model_run alone (the caller's input and output buffers touched
- * before: their page faults are the application's, not the model's; an
- * untouched 10 KB output cost the autoencoder's 19 us first call 3 us) (wall and CPU time: first_cpu_ms / cpu_ms is the
+ * first model_run alone, with the caller's input and output buffers
+ * touched before it (their page faults are the application's, not the
+ * model's: an untouched 10 KB output cost the autoencoder's 19 us first
+ * call 3 us), on the wall and CPU clocks (first_cpu_ms / cpu_ms is the
  * first/steady ratio, less blurred by a loaded machine than the wall
  * clock's), then two warm-up calls, then calls timed one by one until both
  * RUNS calls and MIN_SECONDS have passed (at most 1000),
