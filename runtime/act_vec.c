@@ -13,13 +13,14 @@
 	{                                                                                         \
 		size_t i = 0;                                                                     \
 		const V z = ZERO, a = SET1(alpha);                                                \
+		const size_t nv = n - n % VL; /* not i + VL <= n: rt_simd.h */                    \
 		if (leaky)                                                                        \
-			for (; i + VL <= n; i += VL) {                                            \
+			for (; i < nv; i += VL) {                                                 \
 				const V t = LOAD(x + i);                                          \
 				STORE(y + i, ADD(MAX(t, z), MUL(a, MIN(t, z))));                  \
 			}                                                                         \
 		else                                                                              \
-			for (; i + VL <= n; i += VL)                                              \
+			for (; i < nv; i += VL)                                                   \
 				STORE(y + i, MAX(LOAD(x + i), z));                                \
 		for (; i < n; i++)                                                                \
 			y[i] = x[i] > 0.0f ? x[i] : leaky ? alpha * x[i] : 0.0f;                  \

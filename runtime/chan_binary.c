@@ -33,7 +33,7 @@
 				const float *xr = x + ((size_t)n * C + c) * HW; /* [HW] */        \
 				float *yr = y + ((size_t)n * C + c) * HW;                        \
 				size_t k = 0;                                                    \
-				for (; k + VL <= HW; k += VL)                                    \
+				for (; k < HW - HW % VL; k += VL) /* rt_simd.h */                \
 					STORE(yr + k, OPV(LOAD(xr + k), pv));                    \
 				for (; k < HW; k++)                                              \
 					yr[k] = OPS(xr[k], s);                                   \

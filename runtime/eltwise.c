@@ -8,7 +8,7 @@
 #include "runtime/rt_simd.h"
 
 #define RT_ELTWISE_LOOP_(V, VL, LOAD, STORE, OPV, OPS)                                           \
-	for (; i + VL <= n; i += VL)                                                             \
+	for (; i < n - n % VL; i += VL) /* not i + VL <= n: rt_simd.h */                         \
 		STORE(y + i, OPV(LOAD(a + i), LOAD(b + i)));                                     \
 	for (; i < n; i++)                                                                       \
 		y[i] = OPS(a[i], b[i]);

@@ -12,7 +12,14 @@
  * Which ISAs exist follows sgemm.h: the library builds every ISA the
  * compiler can; generated code (RT_SGEMM_ISA defined) builds its target's,
  * plus AVX2 under AVX-512 (every AVX-512F CPU has AVX2): 8-channel blocks
- * (CHW8c) run at AVX2 width there. RT_SIMD_HAVE_* say which. */
+ * (CHW8c) run at AVX2 width there. RT_SIMD_HAVE_* say which.
+ *
+ * A vector loop over a size_t count stops at n - n % VL, not at i + VL <= n:
+ * i + VL may wrap for all gcc knows, and when a call passes a constant n
+ * (generated code does) gcc 12 at -O2 warns that the scalar tail loop
+ * after it "invokes undefined behavior" (-Waggressive-loop-optimizations),
+ * which breaks the warning-free build users get (a Relu over 6336 floats
+ * did). Loops over int counts do not wrap and keep the plain form. */
 #ifndef DNNCC_RT_SIMD_H
 #define DNNCC_RT_SIMD_H
 
