@@ -3,16 +3,18 @@
 # says what a build is and when it passes).
 #
 # Runs RANDOM_COUNT random graphs of gen.py with seed RANDOM_SEED, each under
-# every strategy plus two random --force-primitive builds: with the defaults
-# (seed 7, 18 graphs) 248 builds (graphs without a Conv get no forced ones),
-# 325 with the 77 of the fixed issue-7 graphs in tests/random/issue7.sh.
+# every strategy plus two random --force-primitive builds, and the first
+# RANDOM_PROFILED (default 2) graphs one PBQP build on costs profiled at 2
+# threads and checked against GLPK: with the defaults (seed 7, 18 graphs) 250
+# builds (graphs without a Conv get no forced ones), 327 with the 77 of the
+# fixed issue-7 graphs in tests/random/issue7.sh.
 # Failing models go to $DNNCC_BUILDDIR/tests/random/failures/ with a replay
 # script.
 #
 # Environment: DNNCC, DNNCC_SRCDIR, DNNCC_BUILDDIR, CC (make check sets them);
 # RANDOM_SEED, RANDOM_COUNT, RANDOM_FIRST, RANDOM_JOBS (parallel C compiles,
-# default 1), RANDOM_ARGS (more run.py options). Exits 77 (skipped) without
-# /usr/bin/python3 with numpy, torch and onnx.
+# default 1), RANDOM_PROFILED, RANDOM_ARGS (more run.py options). Exits 77
+# (skipped) without /usr/bin/python3 with numpy, torch and onnx.
 
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +30,6 @@ fi
 mkdir -p "$builddir/tests/random"
 exec "$PY" "$srcdir/tests/random/run.py" --dnncc "$DNNCC" --cc "${CC:-cc}" \
 	--seed "${RANDOM_SEED:-7}" --first "${RANDOM_FIRST:-0}" --count "${RANDOM_COUNT:-18}" \
-	--jobs "${RANDOM_JOBS:-1}" \
+	--jobs "${RANDOM_JOBS:-1}" --profiled "${RANDOM_PROFILED:-2}" \
 	--work "$builddir/tests/random/work" --faildir "$builddir/tests/random/failures" \
 	${RANDOM_ARGS:-}

@@ -7,7 +7,10 @@ STRATEGIES (plus 'pbqp' when this dnncc accepts it) and --forced times more
 with a random strategy and random --force-primitive NODE=ROW picks (a row
 that does not apply to a node is refused by dnncc and picked again). Some
 builds also get a random --target (c99, x86-64-v3) and --weights mode
-(c-array, embed). Each build gets its own --name (g17_family_direct), so a
+(c-array, embed), and a quarter are compiled with -O2 -Wall -Wextra
+-pedantic -Werror instead of --cflags. With --profiled N the first N random
+graphs also get a PBQP build on costs measured at 2 threads and checked
+against GLPK's ILP (check_profiled). Each build gets its own --name (g17_family_direct), so a
 batch of builds is compiled with `cc -O1` into ONE program (tests/random/
 main.c is generated) that runs every model on the graph's inputs and prints
 the error of every output against gen.py's float64 reference.
@@ -60,6 +63,20 @@ STRATEGIES = ["greedy", "canonical", "sum2d", "reference",
               "family:winograd", "family:fft", "family:depthwise"]
 OPTIONAL_STRATEGIES = ["pbqp"]
 
+# The --profiled build: PBQP on costs that `dnncc --profile --threads 2`
+# measures for this graph on this machine (one timed run per case, into the
+# work directory's cache), solved again as an ILP by GLPK: dnncc exits
+# non-zero when the optima differ, and check_profiled reads --report.
+PROFILED_ARGS = ["--strategy", "pbqp", "--profile", "--threads", "2", "--runs", "1",
+                 "--verify-ilp"]
+
+# A share of the builds is compiled as README tells users to, warnings
+# being errors: gcc's -O2 propagates the constant sizes generated code
+# passes into the kernels and warns about some loops only then (a Relu over
+# 6336 floats once did: -Waggressive-loop-optimizations).
+STRICT_CFLAGS = ["-O2", "-Wall", "-Wextra", "-pedantic", "-Werror"]
+STRICT_SHARE = 0.25
+
 TOL = 1e-4
 TOL_LOSSY = 1e-3          # a Winograd or FFT primitive was chosen
 LOSSY = re.compile(r"\bconv_(winograd|fft)_")
@@ -80,6 +97,14 @@ def accepted_strategies(dnncc, work):
     return res
 
 
+def has_glpk(dnncc, work):
+    """Whether this dnncc can --verify-ilp (built with GLPK)."""
+    path = os.path.join(work, "probe.onnx")
+    p = subprocess.run([dnncc, path, "-o", os.path.join(work, "probe.c"), "--verify-ilp"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    return p.returncode == 0
+
+
 def list_primitives(dnncc):
     out = subprocess.run([dnncc, "--list-primitives"], stdout=subprocess.PIPE,
                          universal_newlines=True, check=True).stdout
@@ -96,6 +121,7 @@ class Build:
         self.name = "%s_%s" % (graph.tag, label)
         self.lossy = False
         self.error = None           # why it failed, or None
+        self.strict = False         # compiled with STRICT_CFLAGS
 
 
 class Case:
@@ -123,8 +149,9 @@ class Case:
                 f.write(np.ascontiguousarray(a, dtype=np.float64).tobytes())
 
 
-def plan_builds(case, strategies, prims, nforced):
-    """The builds of one graph: every strategy, then nforced forced ones.
+def plan_builds(case, strategies, prims, nforced, profiled=False):
+    """The builds of one graph: every strategy, then nforced forced ones,
+    then with profiled one PBQP build on costs measured at 2 threads.
     Each build draws its options from its own generator, seeded by the graph
     and its label, so it is the same build whatever else runs."""
     builds = []
@@ -132,8 +159,13 @@ def plan_builds(case, strategies, prims, nforced):
         builds.append(Build(case, re.sub(r"[^A-Za-z0-9]", "_", s), ["--strategy", s]))
     for k in range(nforced if case.convs else 0):
         builds.append(Build(case, "force%d" % k, []))
+    if profiled:
+        builds.append(Build(case, "profiled2", PROFILED_ARGS))
     for b in builds:
         rng = b.rng = random.Random("%s/%s/%s" % (case.seed, case.index, b.label))
+        b.strict = b.label == "profiled2" or rng.random() < STRICT_SHARE
+        if b.label == "profiled2":
+            continue                # measured costs, default target and weights
         if b.label.startswith("force"):
             b.args = ["--strategy", rng.choice(strategies)]
             b.forces = {n: rng.choice(prims) for n in case.convs if rng.random() < 0.8}
@@ -158,6 +190,30 @@ def dnncc_cmd(dnncc, b, d):
     return cmd
 
 
+def check_profiled(report):
+    """What is wrong with a profiled build's --report, or None: its costs
+    must be the measured 2-thread ones, every node's from the table, the
+    PBQP optimum proven and agreed by the ILP, and no other strategy's
+    prediction under the same costs below it (printed to 0.01 us)."""
+    m = re.search(r"^costs: measured: --profile, .*\b2 threads\); (\d+) distinct costs from the "
+                  r"table, (\d+) from the built-in model", report, re.M)
+    if not m:
+        return "--report does not say the costs were measured at 2 threads:\n" + report
+    if int(m.group(2)):
+        return "%s costs came from the built-in model, not the profile:\n%s" % (m.group(2), report)
+    line = re.search(r"^  pbqp: .*$", report, re.M)
+    if not line or "proven optimal" not in line.group(0) or "the ILP agrees" not in line.group(0):
+        return "the PBQP optimum is not proven and agreed by the ILP:\n" + report
+    pred = dict(re.findall(r"^    (\S+) +([0-9.]+)", report.split("every strategy under the same costs")
+                           [-1], re.M))
+    if "pbqp" not in pred:
+        return "--report lists no pbqp prediction:\n" + report
+    best = min(float(v) for v in pred.values())
+    if float(pred["pbqp"]) > best + 0.01:
+        return "pbqp predicts %s us, another strategy %.2f us:\n%s" % (pred["pbqp"], best, report)
+    return None
+
+
 def compile_model(dnncc, b, d, prims, rng):
     """Runs dnncc; for a forced build, re-picks the rows dnncc says do not
     apply (up to 12 rounds, then leaves those nodes to the strategy)."""
@@ -170,6 +226,9 @@ def compile_model(dnncc, b, d, prims, rng):
         if p.returncode == 0:
             b.lossy = bool(LOSSY.search(p.stdout))
             b.report = p.stdout
+            if b.label == "profiled2":
+                b.error = check_profiled(p.stdout)
+                return b.error is None
             return True
         partial = [f for f in (b.name + ".c", b.name + ".h", b.name + ".weights.bin")
                    if os.path.exists(os.path.join(d, f))]
@@ -342,6 +401,7 @@ def run_batch(builds, d, cc, cflags, jobs):
         key = code_key(b, d)
         if key in reps:
             b.same_as = reps[key]
+            reps[key].strict |= b.strict
         else:
             reps[key] = b
             ok.append(b)
@@ -351,13 +411,15 @@ def run_batch(builds, d, cc, cflags, jobs):
     while pending or procs:
         while pending and len(procs) < jobs:
             b = pending.pop(0)
-            cmd = [cc, "-std=c99"] + cflags + ["-c", b.name + ".c", "-o", b.name + ".o"]
+            cmd = [cc, "-std=c99"] + (STRICT_CFLAGS if b.strict else cflags) + \
+                ["-c", b.name + ".c", "-o", b.name + ".o"]
             procs.append((b, subprocess.Popen(cmd, cwd=d, stdout=subprocess.PIPE,
                                               stderr=subprocess.STDOUT, universal_newlines=True)))
         b, p = procs.pop(0)
         out, _ = p.communicate()
         if p.returncode != 0:
-            b.error = "cc failed on the generated code:\n" + out
+            b.error = "cc %sfailed on the generated code:\n%s" % (
+                " ".join(STRICT_CFLAGS) + " " if b.strict else "", out)
     ok = [b for b in ok if b.error is None]
     if not ok:
         return
@@ -453,6 +515,10 @@ def main():
     ap.add_argument("--first", type=int, default=0, help="first graph index")
     ap.add_argument("--count", type=int, default=20, help="random graphs")
     ap.add_argument("--forced", type=int, default=2, help="--force-primitive builds per graph")
+    ap.add_argument("--profiled", type=int, default=0,
+                    help="the first N random graphs also get a PBQP build on costs "
+                    "profiled at 2 threads, checked against GLPK (--verify-ilp); "
+                    "skipped when dnncc has no GLPK")
     ap.add_argument("--max-ops", type=int, default=10, help="random graphs have 2..N operations "
                     "(an inception block or a Gemm head counts as one)")
     ap.add_argument("--fixed", action="store_true", help="also the issue-7 graphs")
@@ -488,9 +554,15 @@ def main():
             m, ins, outs = gen.random_graph(a.seed, i, a.max_ops)
             cases.append(Case("g%d" % i, a.seed, i, m, ins, outs))
 
+    profiled = a.profiled if "pbqp" in strategies and has_glpk(a.dnncc, a.work) else 0
+    if a.profiled and not profiled:
+        print("run.py: no --profiled builds: dnncc lacks the pbqp strategy or GLPK", flush=True)
+    if profiled:
+        os.environ["DNNCC_CACHE_DIR"] = os.path.join(os.path.abspath(a.work), "cost-cache")
     builds = []
     for c in cases:
-        bs = plan_builds(c, strategies, prims, a.forced)
+        bs = plan_builds(c, strategies, prims, a.forced,
+                         c.seed is not None and c.index < a.first + profiled)
         builds += [b for b in bs if a.only is None or b.label == a.only]
 
     if not builds:
