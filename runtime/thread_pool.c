@@ -48,7 +48,9 @@
  * (GoogLeNet's unthreaded layout transforms, 60-80 us, put the worker to sleep
  * three times a call at 4000, and a futex wake-up costs the next layer its
  * start), short enough that a worker idle between calls soon gives its core
- * back on a shared machine (bench/threads_profile.c counts such gaps). */
+ * back on a shared machine (bench/threads_profile.c counts such gaps). A
+ * pause lasts longer on AMD cores: 32000 took 790-840 us on the Zen 4 VM,
+ * so workers there never sleep inside a call either. */
 #define RT_POOL_SLEEP_SPINS_ 32000
 /* Chunks per thread: enough to even out a late thread, few enough that
  * claiming costs nothing. */
