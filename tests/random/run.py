@@ -10,10 +10,11 @@ builds also get a random --target (c99, x86-64-v3) and --weights mode
 (c-array, embed), and a quarter are compiled with -O2 -Wall -Wextra
 -pedantic -Werror instead of --cflags. With --profiled N the first N random
 graphs also get a PBQP build on costs measured at 2 threads and checked
-against GLPK's ILP (check_profiled). Each build gets its own --name (g17_family_direct), so a
-batch of builds is compiled with `cc -O1` into ONE program (tests/random/
-main.c is generated) that runs every model on the graph's inputs and prints
-the error of every output against gen.py's float64 reference.
+against GLPK's ILP (check_profiled). Each build gets its own --name
+(g17_family_direct), so a batch of builds is compiled with `cc -O1` into
+ONE program (tests/random/main.c is generated) that runs every model on the
+graph's inputs and prints the error of every output against gen.py's
+float64 reference.
 
 A build passes when dnncc accepts the model (a refused --force-primitive
 pick must leave no file behind), its C compiles, it runs, the
@@ -82,27 +83,22 @@ TOL_LOSSY = 1e-3          # a Winograd or FFT primitive was chosen
 LOSSY = re.compile(r"\bconv_(winograd|fft)_")
 
 
-def accepted_strategies(dnncc, work):
-    """STRATEGIES plus the optional ones this dnncc accepts (tried on a tiny
-    model: an unknown strategy is refused before anything is written)."""
-    res = list(STRATEGIES)
-    probe = gen.fixed_graphs()[0][1]
+def accepts(dnncc, work, options):
+    """Whether this dnncc compiles a tiny model (the first fixed graph,
+    written to work/probe.onnx) with these options: an unknown strategy,
+    or --verify-ilp in a dnncc built without GLPK, is refused."""
     path = os.path.join(work, "probe.onnx")
-    onnx.save(probe, path)
-    for s in OPTIONAL_STRATEGIES:
-        p = subprocess.run([dnncc, path, "-o", os.path.join(work, "probe.c"), "--strategy", s],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if p.returncode == 0:
-            res.append(s)
-    return res
-
-
-def has_glpk(dnncc, work):
-    """Whether this dnncc can --verify-ilp (built with GLPK)."""
-    path = os.path.join(work, "probe.onnx")
-    p = subprocess.run([dnncc, path, "-o", os.path.join(work, "probe.c"), "--verify-ilp"],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    if not os.path.exists(path):
+        onnx.save(gen.fixed_graphs()[0][1], path)
+    p = subprocess.run([dnncc, path, "-o", os.path.join(work, "probe.c")] + options,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return p.returncode == 0
+
+
+def accepted_strategies(dnncc, work):
+    """STRATEGIES plus the optional ones this dnncc accepts."""
+    return list(STRATEGIES) + [s for s in OPTIONAL_STRATEGIES
+                               if accepts(dnncc, work, ["--strategy", s])]
 
 
 def list_primitives(dnncc):
@@ -554,7 +550,8 @@ def main():
             m, ins, outs = gen.random_graph(a.seed, i, a.max_ops)
             cases.append(Case("g%d" % i, a.seed, i, m, ins, outs))
 
-    profiled = a.profiled if "pbqp" in strategies and has_glpk(a.dnncc, a.work) else 0
+    profiled = a.profiled if "pbqp" in strategies and accepts(a.dnncc, a.work,
+                                                              ["--verify-ilp"]) else 0
     if a.profiled and not profiled:
         print("run.py: no --profiled builds: dnncc lacks the pbqp strategy or GLPK", flush=True)
     if profiled:
