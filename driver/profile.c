@@ -544,7 +544,11 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 		        "#if !defined(__GNUC__) || !(defined(__unix__) || defined(__APPLE__))\n"
 		        "#error \"a threaded harness needs POSIX threads and GCC-style atomics\"\n"
 		        "#endif\n"
-		        "#define RT_THREADS HARNESS_THREADS\n\n",
+		        "#define RT_THREADS HARNESS_THREADS\n"
+		        "/* Jobs the pool forked (its hook): a case that forks none runs on\n"
+		        " * the caller alone and is timed with its input there (time_case). */\n"
+		        "static long harness_jobs;\n"
+		        "#define RT_POOL_HOOK_JOB(end, chunks) ((void)(chunks), harness_jobs += !(end))\n\n",
 		        profile_threads(opt), profile_threads(opt));
 	/* the runtime units the cases call */
 	int *units = xmalloc((n ? n : 1) * sizeof *units);
@@ -800,10 +804,12 @@ static char *cache_path(struct profile *pr, const char *dir)
 	 * whose weights are evicted (above the last-level cache) has its own
 	 * file, and older files, with the weights, or the workspace and output,
 	 * left in the L3, are not reused; each thread count has its own file
-	 * (one thread's id, older than threaded profiles, names none) */
-	char threads[32] = "";
+	 * (one thread's id, older than threaded profiles, names none), and
+	 * threaded files older than serial cases read on the caller are not */
+	char threads[64] = "";
 	if (profile_threads(pr->opt) > 1)
-		snprintf(threads, sizeof threads, "\n%d threads", profile_threads(pr->opt));
+		snprintf(threads, sizeof threads, "\n%d threads\nserial cases on the caller",
+		         profile_threads(pr->opt));
 	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s\n%s\ncpu clock\nnet cache\n%s%s", pr->machine,
 	         pr->isa, pr->compiler, HARNESS_CFLAGS, PACKAGE_VERSION,
 	         pr->opt->blas_openblas ? "openblas" : "own",
