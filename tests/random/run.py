@@ -6,9 +6,12 @@ For each graph of tests/random/gen.py (random ones from --seed, and with
 STRATEGIES (plus 'pbqp' when this dnncc accepts it) and --forced times more
 with a random strategy and random --force-primitive NODE=ROW picks (a row
 that does not apply to a node is refused by dnncc and picked again). Some
-builds also get a random --target (c99, x86-64-v3) and --weights mode
-(c-array, embed), and a quarter are compiled with -O2 -Wall -Wextra
--pedantic -Werror instead of --cflags. With --profiled N the first N random
+builds also get a random --target (c99, x86-64-v3, cortex-m) and --weights
+mode (c-array, embed), and a quarter are compiled with -O2 -Wall -Wextra
+-pedantic -Wundef -Werror instead of --cflags (all those for the c99 and
+cortex-m targets), and with the same flags by clang and, for the c99 and
+cortex-m targets, by arm-none-eabi-gcc for a Cortex-M4F (those installed;
+compiled only). With --profiled N the first N random
 graphs also get a PBQP build on costs measured at 2 threads and checked
 against GLPK's ILP (check_profiled). Each build gets its own --name
 (g17_family_direct), so a batch of builds is compiled with `cc -O1` into
@@ -75,8 +78,16 @@ PROFILED_ARGS = ["--strategy", "pbqp", "--profile", "--threads", "2", "--runs", 
 # being errors: gcc's -O2 propagates the constant sizes generated code
 # passes into the kernels and warns about some loops only then (a Relu over
 # 6336 floats once did: -Waggressive-loop-optimizations).
-STRICT_CFLAGS = ["-O2", "-Wall", "-Wextra", "-pedantic", "-Werror"]
+# The strict builds are also compiled (not linked or run) by every other
+# compiler of STRICT_COMPILERS that is installed, with the same flags: clang
+# for all of them, arm-none-eabi-gcc (for a Cortex-M4F, as README's firmware
+# users build) for those with a portable target (c99 or cortex-m), which are
+# all strict.
+STRICT_CFLAGS = ["-O2", "-Wall", "-Wextra", "-pedantic", "-Wundef", "-Werror"]
 STRICT_SHARE = 0.25
+STRICT_COMPILERS = [("clang", [], None),
+                    ("arm-none-eabi-gcc", ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
+                                           "-mfpu=fpv4-sp-d16"], ("c99", "cortex-m"))]
 
 TOL = 1e-4
 TOL_LOSSY = 1e-3          # a Winograd or FFT primitive was chosen
@@ -118,6 +129,7 @@ class Build:
         self.lossy = False
         self.error = None           # why it failed, or None
         self.strict = False         # compiled with STRICT_CFLAGS
+        self.compiled_by = []       # the STRICT_COMPILERS that compiled it too
 
 
 class Case:
@@ -170,6 +182,9 @@ def plan_builds(case, strategies, prims, nforced, profiled=False):
             b.args += ["--target", "c99"]
         elif p < 0.3:
             b.args += ["--target", "x86-64-v3"]
+        elif p < 0.4:
+            b.args += ["--target", "cortex-m"]
+        b.strict |= p < 0.15 or 0.3 <= p < 0.4     # c99, cortex-m: arm-none-eabi-gcc too
         p = rng.random()
         if p < 0.25:
             b.args += ["--weights", "c-array"]
@@ -386,7 +401,28 @@ def code_key(b, d):
     return hashlib.sha1(repr(key).encode()).hexdigest()
 
 
-def run_batch(builds, d, cc, cflags, jobs):
+def installed_compilers():
+    """The STRICT_COMPILERS on PATH."""
+    return [c for c in STRICT_COMPILERS if shutil.which(c[0])]
+
+
+def compile_elsewhere(b, d, others):
+    """Compiles a strict build's file with each of others (installed
+    STRICT_COMPILERS) that takes its target: the first failure, or None."""
+    target = b.args[b.args.index("--target") + 1] if "--target" in b.args else "host"
+    for cc, flags, targets in others:
+        if targets is not None and target not in targets:
+            continue
+        cmd = [cc, "-std=c99"] + flags + STRICT_CFLAGS + ["-c", b.name + ".c", "-o", os.devnull]
+        p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           universal_newlines=True)
+        if p.returncode != 0:
+            return "%s failed on the generated code:\n%s" % (" ".join(cmd), p.stdout)
+        b.compiled_by.append(cc)
+    return None
+
+
+def run_batch(builds, d, cc, cflags, jobs, others):
     """Compiles the accepted builds of a batch into one program and runs it;
     sets b.error on the builds that fail and b.errs to their output errors."""
     ok = []
@@ -416,6 +452,8 @@ def run_batch(builds, d, cc, cflags, jobs):
         if p.returncode != 0:
             b.error = "cc %sfailed on the generated code:\n%s" % (
                 " ".join(STRICT_CFLAGS) + " " if b.strict else "", out)
+        elif b.strict:
+            b.error = compile_elsewhere(b, d, others)
     ok = [b for b in ok if b.error is None]
     if not ok:
         return
@@ -539,6 +577,9 @@ def main():
     strategies = accepted_strategies(a.dnncc, a.work)
     prims = list_primitives(a.dnncc)
     print("strategies: %s" % " ".join(strategies), flush=True)
+    others = installed_compilers()
+    print("strict builds also compiled by: %s" % (" ".join(c[0] for c in others) or "none"),
+          flush=True)
 
     cases = []
     if a.fixed or a.fixed_only:
@@ -584,7 +625,7 @@ def main():
                 if b.error is None and not os.path.exists(os.path.join(d, b.name + ".c")):
                     b.error = "dnncc exited 0 but wrote no %s.c" % b.name
         else:
-            run_batch(batch, d, a.cc, a.cflags.split(), a.jobs)
+            run_batch(batch, d, a.cc, a.cflags.split(), a.jobs, others)
         for b in batch:
             g = b.graph
             where = ("seed %d graph %d" % (g.seed, g.index) if g.seed is not None
@@ -613,6 +654,10 @@ def main():
           "(winograd/fft %.2e); %.0f s, %.0f s of CPU" %
           (len(cases), len(builds), distinct, len(failed), worst, worst_lossy, time.time() - t0,
            tm.user + tm.system + tm.children_user + tm.children_system))
+    print("strict: %d programs by %s%s" % (
+        len([b for b in builds if b.strict and getattr(b, "same_as", None) is None]), a.cc,
+        "".join(", %d also by %s" % (len([b for b in builds if c[0] in b.compiled_by]), c[0])
+                for c in others)))
     return 1 if failed else 0
 
 
