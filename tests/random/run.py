@@ -7,13 +7,13 @@ STRATEGIES (plus 'pbqp' when this dnncc accepts it) and --forced times more
 with a random strategy and random --force-primitive NODE=ROW picks (a row
 that does not apply to a node is refused by dnncc and picked again). Some
 builds also get a random --target (c99, x86-64-v3, cortex-m) and --weights
-mode (c-array, embed), and a quarter are compiled with -O2 -Wall -Wextra
--pedantic -Wundef -Werror instead of --cflags (all those for the c99 and
-cortex-m targets), and with the same flags by clang and, for the c99 and
-cortex-m targets, by arm-none-eabi-gcc for a Cortex-M4F (those installed;
-compiled only). With --profiled N the first N random
-graphs also get a PBQP build on costs measured at 2 threads and checked
-against GLPK's ILP (check_profiled). Each build gets its own --name
+mode (c-array, embed). A quarter of the builds, and all for the c99 and
+cortex-m targets, are compiled with -O2 -Wall -Wextra -pedantic -Wundef
+-Werror instead of --cflags, and with the same flags by clang and (c99 and
+cortex-m) by arm-none-eabi-gcc for a Cortex-M4F, where installed, compiled
+only. With --profiled N the first N random graphs also get a PBQP build
+on costs measured at 2 threads and checked against GLPK's ILP
+(check_profiled). Each build gets its own --name
 (g17_family_direct), so a batch of builds is compiled with `cc -O1` into
 ONE program (tests/random/main.c is generated) that runs every model on the
 graph's inputs and prints the error of every output against gen.py's
