@@ -81,13 +81,14 @@ PROFILED_ARGS = ["--strategy", "pbqp", "--profile", "--threads", "2", "--runs", 
 # The strict builds are also compiled (not linked or run) by every other
 # compiler of STRICT_COMPILERS that is installed, with the same flags: clang
 # for all of them, arm-none-eabi-gcc (for a Cortex-M4F, as README's firmware
-# users build) for those with a portable target (c99 or cortex-m), which are
-# all strict.
+# users build) for the portable ones: those for a target of
+# PORTABLE_TARGETS, which are all strict.
 STRICT_CFLAGS = ["-O2", "-Wall", "-Wextra", "-pedantic", "-Wundef", "-Werror"]
 STRICT_SHARE = 0.25
-STRICT_COMPILERS = [("clang", [], None),
+PORTABLE_TARGETS = ("c99", "cortex-m")
+STRICT_COMPILERS = [("clang", [], False),      # (compiler, flags, portable builds only)
                     ("arm-none-eabi-gcc", ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
-                                           "-mfpu=fpv4-sp-d16"], ("c99", "cortex-m"))]
+                                           "-mfpu=fpv4-sp-d16"], True)]
 
 TOL = 1e-4
 TOL_LOSSY = 1e-3          # a Winograd or FFT primitive was chosen
@@ -129,6 +130,7 @@ class Build:
         self.lossy = False
         self.error = None           # why it failed, or None
         self.strict = False         # compiled with STRICT_CFLAGS
+        self.portable = False       # its --target (or an equal program's) is portable
         self.compiled_by = []       # the STRICT_COMPILERS that compiled it too
 
 
@@ -178,13 +180,11 @@ def plan_builds(case, strategies, prims, nforced, profiled=False):
             b.args = ["--strategy", rng.choice(strategies)]
             b.forces = {n: rng.choice(prims) for n in case.convs if rng.random() < 0.8}
         p = rng.random()
-        if p < 0.15:
-            b.args += ["--target", "c99"]
-        elif p < 0.3:
-            b.args += ["--target", "x86-64-v3"]
-        elif p < 0.4:
-            b.args += ["--target", "cortex-m"]
-        b.strict |= p < 0.15 or 0.3 <= p < 0.4     # c99, cortex-m: arm-none-eabi-gcc too
+        target = "c99" if p < 0.15 else "x86-64-v3" if p < 0.3 else "cortex-m" if p < 0.4 else None
+        if target:
+            b.args += ["--target", target]
+        b.portable = target in PORTABLE_TARGETS
+        b.strict |= b.portable
         p = rng.random()
         if p < 0.25:
             b.args += ["--weights", "c-array"]
@@ -408,10 +408,9 @@ def installed_compilers():
 
 def compile_elsewhere(b, d, others):
     """Compiles a strict build's file with each of others (installed
-    STRICT_COMPILERS) that takes its target: the first failure, or None."""
-    target = b.args[b.args.index("--target") + 1] if "--target" in b.args else "host"
-    for cc, flags, targets in others:
-        if targets is not None and target not in targets:
+    STRICT_COMPILERS) that takes it: the first failure, or None."""
+    for cc, flags, portable_only in others:
+        if portable_only and not b.portable:
             continue
         cmd = [cc, "-std=c99"] + flags + STRICT_CFLAGS + ["-c", b.name + ".c", "-o", os.devnull]
         p = subprocess.run(cmd, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -434,6 +433,7 @@ def run_batch(builds, d, cc, cflags, jobs, others):
         if key in reps:
             b.same_as = reps[key]
             reps[key].strict |= b.strict
+            reps[key].portable |= b.portable
         else:
             reps[key] = b
             ok.append(b)
