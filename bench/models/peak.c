@@ -8,9 +8,10 @@
  * few enough that they and the two operands stay in registers: AVX2 has 16
  * ymm registers, so 12 accumulators there, 16 on AVX-512's 32 zmm; with 16
  * on AVX2 two of them went through the stack every trip and the loop ran at
- * half the peak of a Zen 3), for each instruction set the CPU runs: AVX-512 (16 lanes), AVX2 + FMA (8
- * lanes), and plain C (scalar multiply-add, what the compiler makes of it). 2 flops
- * per lane per FMA. The best set's figure is the peak.
+ * half the peak of a Zen 3), for each instruction set the CPU runs: AVX-512
+ * (16 lanes), AVX2 + FMA (8 lanes), and plain C (scalar multiply-add, what
+ * the compiler makes of it). 2 flops per lane per FMA. The best set's figure
+ * is the peak.
  * Read bandwidth: a 256 MiB buffer (far beyond the caches) summed with eight
  * independent accumulators, vectorised the same way, best of REPS passes.
  * The best of several is the least disturbed by other jobs on a shared machine;
