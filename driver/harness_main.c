@@ -288,29 +288,28 @@ static void evict(const float *w, size_t nw, const float *b, size_t nb, const fl
 #endif
 }
 
-/* Times case c: fills med/min/max (us per call), returns the samples taken. */
-static int time_case(const struct hcase *c, int max_runs, double budget_us, double *med,
-                     double *lo, double *hi, unsigned long long *seed)
+/* One case while its group is timed. */
+struct timing {
+	const struct hcase *c;
+	double *t;   /* its samples, us per call */
+	long inner;  /* calls per sample */
+	int runs;    /* samples to take */
+	int first;   /* samples already taken (1: the first call stands for all) */
+	int threads; /* 1 when the case ran on the caller alone */
+	double med, lo, hi;
+};
+
+/* The first call of case g (the warm-up): sets how many calls make a sample
+ * and how many samples fit the budget. */
+static void first_call(struct timing *g, int max_runs, double budget_us, const float *x,
+                       const float *w, const float *b, float *y, float *ws)
 {
-	float *x = alloc_floats(c->x), *w = alloc_floats(c->w), *b = alloc_floats(c->b);
-	float *y = alloc_floats(c->y), *ws = alloc_floats(c->ws);
-	double *t = (double *)malloc((size_t)max_runs * sizeof *t);
+	const struct hcase *c = g->c;
 	double t0, one;
-	long inner, k;
-	int runs, r, first = 0, threads = HARNESS_THREADS;
 #if HARNESS_THREADS > 1
 	long jobs;
 #endif
-	if (!t) {
-		fprintf(stderr, "harness: out of memory\n");
-		exit(1);
-	}
-	fill_random(x, c->x, seed);
-	fill_random(w, c->w, seed);
-	fill_random(b, c->b, seed);
-	memset(y, 0, c->y * sizeof *y);
-	if (c->ws)
-		memset(ws, 0, c->ws * sizeof *ws);
+	g->threads = HARNESS_THREADS;
 	wake_workers();
 #if HARNESS_THREADS > 1
 	jobs = harness_jobs;
@@ -320,52 +319,127 @@ static int time_case(const struct hcase *c, int max_runs, double budget_us, doub
 	one = sample_us() - t0;
 #if HARNESS_THREADS > 1
 	if (harness_jobs == jobs)
-		threads = 1; /* the case ran on the caller alone */
+		g->threads = 1; /* the case ran on the caller alone */
 #endif
-	inner = one >= HARNESS_SAMPLE_US ? 1 : (long)(HARNESS_SAMPLE_US / (one > 0.01 ? one : 0.01)) + 1;
-	if (inner > 100000)
-		inner = 100000;
+	g->inner = one >= HARNESS_SAMPLE_US ? 1
+	           : (long)(HARNESS_SAMPLE_US / (one > 0.01 ? one : 0.01)) + 1;
+	if (g->inner > 100000)
+		g->inner = 100000;
 	if (!harness_hot)
-		inner = 1;
-	runs = max_runs;
-	if (one * inner * runs > budget_us) {
-		runs = (int)(budget_us / (one * inner));
-		if (runs < 3)
-			runs = 3;
-		if (runs > max_runs)
-			runs = max_runs;
+		g->inner = 1;
+	g->runs = max_runs;
+	g->first = 0;
+	if (one * g->inner * g->runs > budget_us) {
+		g->runs = (int)(budget_us / (one * g->inner));
+		if (g->runs < 3)
+			g->runs = 3;
+		if (g->runs > max_runs)
+			g->runs = max_runs;
 	}
 	if (max_runs < 5 && !harness_hot && one > budget_us) {
 		/* a quick profile (--runs below 5; make bench-strategies): a case
 		 * slower than the whole budget (the scalar rows on VGG-16's layers
 		 * take a second) is timed by its first call, cold like the others */
-		runs = 1;
-		t[0] = one;
-		first = 1;
+		g->runs = 1;
+		g->t[0] = one;
+		g->first = 1;
 	}
-	for (r = first; r < runs; r++) {
-		if (!harness_hot && harness_evict)
-			evict(w, c->w, b, c->b, y, c->y, ws, c->ws);
-		if (!harness_hot)
-			cache_as_in_network(x, c->x, threads);
-		else if (threads > 1)
-			wake_workers();
-		t0 = sample_us();
-		for (k = 0; k < inner; k++)
-			call_case(c, x, w, c->b ? b : NULL, y, c->ws ? ws : NULL);
-		t[r] = (sample_us() - t0) / (double)inner;
+}
+
+/* One sample of case g: the cache state of a network (or calls back to
+ * back under --cache hot), then g->inner calls; returns us per call. */
+static double one_sample(const struct timing *g, const float *x, const float *w, const float *b,
+                         float *y, float *ws)
+{
+	const struct hcase *c = g->c;
+	double t0;
+	long k;
+	if (!harness_hot && harness_evict)
+		evict(w, c->w, b, c->b, y, c->y, ws, c->ws);
+	if (!harness_hot)
+		cache_as_in_network(x, c->x, g->threads);
+	else if (g->threads > 1)
+		wake_workers();
+	t0 = sample_us();
+	for (k = 0; k < g->inner; k++)
+		call_case(c, x, w, c->b ? b : NULL, y, c->ws ? ws : NULL);
+	return (sample_us() - t0) / (double)g->inner;
+}
+
+/* Times the n cases at g, the rows of one layer (one kind and key), their
+ * samples interleaved: round r takes sample r of every case, starting one
+ * case further on each round. A shared machine runs slow for seconds at a
+ * time (neighbours' memory traffic: on a 2-core Zen 3 VM one 1x1 layer ran
+ * 0.85 ms and, a minute later, 1.4-1.7 ms); timed one after the other, the
+ * rows that fell in such a stretch lost their place, and MobileNetV2's
+ * 64 -> 384 1x1 layer measured conv_pointwise_chw16c at 308 us against
+ * conv_direct_chw16c's 227 (run again: 249 against 309), so the selection
+ * took the slower row. Interleaved, every row of a layer sees the same
+ * stretches, and the ranking that the selection uses holds. The cases
+ * share buffers of the group's largest sizes (random floats: the values do
+ * not change how long a kernel runs). Before its first call each case is
+ * named on stdout ("# timing case I", a comment to the cost table's
+ * reader), so that dnncc names the case a crash happened in. */
+static void time_group(struct timing *g, int n, int i0, int max_runs, double budget_us,
+                       unsigned long long *seed)
+{
+	size_t nx = 0, nw = 0, nb = 0, ny = 0, nws = 0;
+	int k, r, rounds = 0;
+	float *x, *w, *b, *y, *ws;
+	for (k = 0; k < n; k++) {
+		const struct hcase *c = g[k].c;
+		nx = c->x > nx ? c->x : nx;
+		nw = c->w > nw ? c->w : nw;
+		nb = c->b > nb ? c->b : nb;
+		ny = c->y > ny ? c->y : ny;
+		nws = c->ws > nws ? c->ws : nws;
 	}
-	qsort(t, (size_t)runs, sizeof *t, cmp_double);
-	*med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
-	*lo = t[0];
-	*hi = t[runs - 1];
-	free(t);
+	x = alloc_floats(nx);
+	w = alloc_floats(nw);
+	b = alloc_floats(nb);
+	y = alloc_floats(ny);
+	ws = alloc_floats(nws);
+	fill_random(x, nx, seed);
+	fill_random(w, nw, seed);
+	fill_random(b, nb, seed);
+	memset(y, 0, ny * sizeof *y);
+	memset(ws, 0, nws * sizeof *ws);
+	for (k = 0; k < n; k++) {
+		printf("# timing case %d\n", i0 + k);
+		fflush(stdout);
+#ifdef HARNESS_CRASH_CASE /* tests/profile.sh: this case "crashes" */
+		if (i0 + k == HARNESS_CRASH_CASE)
+			abort();
+#endif
+		first_call(&g[k], max_runs, budget_us, x, w, b, y, ws);
+		if (g[k].runs > rounds)
+			rounds = g[k].runs;
+	}
+	for (r = 0; r < rounds; r++)
+		for (k = 0; k < n; k++) {
+			struct timing *h = &g[(k + r) % n];
+			if (r >= h->first && r < h->runs)
+				h->t[r] = one_sample(h, x, w, b, y, ws);
+		}
+	for (k = 0; k < n; k++) {
+		double *t = g[k].t;
+		int runs = g[k].runs;
+		qsort(t, (size_t)runs, sizeof *t, cmp_double);
+		g[k].med = runs % 2 ? t[runs / 2] : 0.5 * (t[runs / 2 - 1] + t[runs / 2]);
+		g[k].lo = t[0];
+		g[k].hi = t[runs - 1];
+	}
 	free(x);
 	free(w);
 	free(b);
 	free(y);
 	free(ws);
-	return runs;
+}
+
+/* Whether cases a and b are rows of one layer (timed as a group). */
+static int same_layer(const struct hcase *a, const struct hcase *b)
+{
+	return strcmp(a->kind, b->kind) == 0 && strcmp(a->key, b->key) == 0;
 }
 
 /* Progress on stderr: a bar redrawn in place on a terminal, a plain line per
@@ -401,6 +475,9 @@ int main(int argc, char **argv)
 	int max_runs = 15, i, tty = isatty(2), last_tenth = 0;
 	double budget_us = 100e3, total_est = 0, done_est = 0, start;
 	unsigned long long seed = 12345;
+	struct timing *group;
+	double *samples;
+	int n, largest = 1;
 	char machine[256], date[64];
 	time_t now = time(NULL);
 	for (i = 1; i < argc; i++) {
@@ -477,16 +554,40 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < n_cases; i++)
 		total_est += cases[i].estimate_us;
-	start = now_us();
-	for (i = 0; i < n_cases; i++) {
-		const struct hcase *c = &cases[i];
-		double med, lo, hi;
-		int runs = time_case(c, max_runs, budget_us, &med, &lo, &hi, &seed);
-		printf("%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", c->kind, c->row, c->key, med, lo, hi, runs);
-		fflush(stdout); /* a crash in the next case leaves this row readable */
-		done_est += c->estimate_us;
-		progress(i + 1, done_est, total_est, now_us() - start, tty, &last_tenth);
+	/* the largest group's state */
+	for (i = 0, n = 0; i < n_cases; i++) {
+		n = i > 0 && same_layer(&cases[i - 1], &cases[i]) ? n + 1 : 1;
+		largest = n > largest ? n : largest;
 	}
+	group = (struct timing *)malloc((size_t)largest * sizeof *group);
+	samples = (double *)malloc((size_t)largest * (size_t)max_runs * sizeof *samples);
+	if (!group || !samples) {
+		fprintf(stderr, "harness: out of memory\n");
+		return 1;
+	}
+	start = now_us();
+	for (i = 0; i < n_cases;) {
+		int k;
+		n = 1;
+		while (i + n < n_cases && same_layer(&cases[i], &cases[i + n]))
+			n++;
+		for (k = 0; k < n; k++) {
+			group[k].c = &cases[i + k];
+			group[k].t = samples + (size_t)k * max_runs;
+		}
+		time_group(group, n, i, max_runs, budget_us, &seed);
+		for (k = 0; k < n; k++) {
+			const struct hcase *c = group[k].c;
+			printf("%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", c->kind, c->row, c->key,
+			       group[k].med, group[k].lo, group[k].hi, group[k].runs);
+			done_est += c->estimate_us;
+		}
+		fflush(stdout);
+		i += n;
+		progress(i, done_est, total_est, now_us() - start, tty, &last_tenth);
+	}
+	free(group);
+	free(samples);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "harness: cannot write the table\n");
 		return 1;

@@ -31,7 +31,7 @@
  *    runs it and reads its standard output, a cost table. A target this
  *    machine cannot run is refused (--emit-harness is the way to measure
  *    it); a harness that crashes is reported with the case it was timing
- *    (it flushes each row as it goes).
+ *    (it names each case on its output before the case's first call).
  * 4. The table written holds exactly the model's cases; the cache gains the
  *    measured ones. */
 #include "config.h"
@@ -725,12 +725,15 @@ static struct cost_table *measure(struct profile *pr, const int *which, int n, i
 	         pr->evict_weights ? " --evict-weights" : "", out);
 	int st = run_shell(cmd);
 	if (st != 0) {
-		/* the harness flushes each row: the first case without one failed */
-		int done = 0;
+		/* the harness names each case before its first call ("# timing
+		 * case I", I in harness order) and prints a layer's rows after
+		 * timing them all: the last case named is the one that failed */
+		int done = 0, k;
 		FILE *o = fopen(out, "r");
 		char line[1024];
 		while (o && fgets(line, sizeof line, o))
-			done += line[0] != '#';
+			if (sscanf(line, "# timing case %d", &k) == 1 && k >= 0 && k < n)
+				done = k;
 		if (o)
 			fclose(o);
 		const struct pcase *c = done < n ? &pr->cases[which[done]] : NULL;

@@ -116,6 +116,9 @@ struct rt_pw_geom_ {
 #define RT_PW_PREFETCH_avx2(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
 #define RT_PW_PREFETCH_neon(p) ((void)(p))
 #define RT_PW_PREFETCH_c(p) ((void)(p))
+#ifndef RT_PW_BAND
+#define RT_PW_BAND 131072
+#endif
 #ifndef RT_PW_WPF
 #define RT_PW_WPF 16
 #endif
@@ -753,7 +756,7 @@ RT_FN void rt_conv_pointwise_blocks(const struct rt_conv2d *p, int variant,
 	 * stays in L2 while every pair's weights pass over it; that holds a whole
 	 * 7x7 plane of 2048 channels (ResNet-50's layer4), whose 4 MiB of weights
 	 * are then read once per call instead of once per band */
-	j.band = (int)(131072 / ((size_t)p->C * nr));
+	j.band = (int)(RT_PW_BAND / ((size_t)p->C * nr));
 	if (j.band < 1)
 		j.band = 1;
 	/* a plane that fits one band stays in L2 whatever the order, so its

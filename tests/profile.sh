@@ -25,7 +25,10 @@
 #      compile;
 #  11. --threads 2 measures on the thread pool, on the wall clock, into a
 #      cache file of its own; its table is quiet at --threads 2 and warned
-#      about at --threads 3; the threaded --emit-harness builds strictly.
+#      about at --threads 3; the threaded --emit-harness builds strictly;
+#  12. a harness that crashes inside a layer's group of rows (timed
+#      interleaved, printed together) is reported with the case it was
+#      timing, and leaves no table.
 # Environment (make check sets them): DNNCC, CC, DNNCC_SRCDIR.
 set -u
 DNNCC=${DNNCC:-./dnncc}
@@ -284,5 +287,19 @@ if "$DNNCC" profile "$model" --threads 2 --emit-harness "$out/h2" 2>"$out/h2.err
 else
 	failed "--emit-harness --threads 2"
 	cat "$out/h2.err" "$out/h2.cc" "$out/h2.run" 2>/dev/null
+fi
+# 12. a crash in the third case (the first layer's rows are one group, so
+# no row of it was printed): the message names that case's row and key,
+# which are the third row of the full table of step 1 (same order)
+crow=$(grep -v '^#' "$out/costs.tsv" | sed -n 3p | cut -f2)
+ckey=$(grep -v '^#' "$out/costs.tsv" | sed -n 3p | cut -f3)
+if ! DNNCC_CACHE_DIR=$out/cache12 CC="$CC -DHARNESS_CRASH_CASE=2" \
+	"$DNNCC" profile "$model" -o "$out/crash.tsv" --runs 1 2>"$out/crash.err" &&
+	grep -q "the profiling harness was interrupted or crashed measuring $crow on $ckey" \
+		"$out/crash.err" && [ ! -e "$out/crash.tsv" ]; then
+	pass "a crash is reported with the case it happened in ($crow)"
+else
+	failed "crash report"
+	cat "$out/crash.err"
 fi
 exit $fail
