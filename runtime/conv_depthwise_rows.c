@@ -400,10 +400,7 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 				}                                                                           \
 			}                                                                               \
 		}                                                                                   \
-		RT_DWR_UNROLL_                                                                      \
-		for (int t = 0; t < T; t++)                                                         \
-			if (t < np)                                                                     \
-				rt_dwr_st_##X(p, y + (size_t)t * ys, a[t], ko, on, full);                   \
+		rt_dwr_stt_##X(p, y, ys, a, T, np, ko, on, full);                                   \
 	}                                                                                       \
 	/* Every tile of output rows [i0, i1) for one slot (arguments as above, but  \
 	 * x: the view's input at row 0, column 0, the slot's first input channel;   \
@@ -481,6 +478,67 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 			rt_dwr_store_##X(y, v);                                                         \
 		else                                                                                \
 			rt_dwr_storek_##X(y, ko, v);                                                    \
+	}
+
+/* The epilogue and stores of a tile's first np of T pixels, pixel t at y +
+ * t*ys: the activation's vector form applied to all of them, then one kind
+ * of store for all, so that the stores are straight code and not a switch
+ * and a choice of store per pixel (on AVX2 the epilogue was about a fifth
+ * of the plain tile's time, branches and out-of-line blocks; perf, 112 x
+ * 112 x 32, CHW8c). Same operations on each lane as rt_dwr_st_X: the same
+ * bits. Activations without a vector form go pixel by pixel through it. */
+#define RT_DWR_STORET_(X, VL)                                                               \
+	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_stt_##X(                        \
+	    const struct rt_conv2d *p, float *y, int ys, rt_dwr_v_##X *a, int T, int np,          \
+	    rt_dwr_k_##X ko, int on, int full)                                                    \
+	{                                                                                       \
+		const rt_dwr_v_##X z = rt_dwr_zero_##X();                                           \
+		switch (p->act) {                                                                   \
+		case RT_ACT_NONE:                                                                   \
+			break;                                                                          \
+		case RT_ACT_RELU:                                                                   \
+			RT_DWR_UNROLL_                                                                  \
+			for (int t = 0; t < T; t++)                                                     \
+				a[t] = rt_dwr_max_##X(a[t], z);                                             \
+			break;                                                                          \
+		case RT_ACT_LEAKY_RELU: {                                                           \
+			const rt_dwr_v_##X al = rt_dwr_set1_##X(p->alpha);                              \
+			RT_DWR_UNROLL_                                                                  \
+			for (int t = 0; t < T; t++)                                                     \
+				a[t] = rt_dwr_fma_##X(rt_dwr_min_##X(a[t], z), al, rt_dwr_max_##X(a[t], z)); \
+			break;                                                                          \
+		}                                                                                   \
+		case RT_ACT_CLIP: {                                                                 \
+			const rt_dwr_v_##X lo = rt_dwr_set1_##X(p->alpha), hi = rt_dwr_set1_##X(p->beta); \
+			RT_DWR_UNROLL_                                                                  \
+			for (int t = 0; t < T; t++)                                                     \
+				a[t] = rt_dwr_min_##X(rt_dwr_max_##X(a[t], lo), hi);                        \
+			break;                                                                          \
+		}                                                                                   \
+		default:                                                                            \
+			for (int t = 0; t < np; t++)                                                    \
+				rt_dwr_st_##X(p, y + (size_t)t * ys, a[t], ko, on, full);                   \
+			return;                                                                         \
+		}                                                                                   \
+		if (on >= VL && np == T) {                                                          \
+			RT_DWR_UNROLL_                                                                  \
+			for (int t = 0; t < T; t++)                                                     \
+				rt_dwr_store_##X(y + (size_t)t * ys, a[t]);                                 \
+		} else if (on >= VL) {                                                              \
+			RT_DWR_UNROLL_                                                                  \
+			for (int t = 0; t < T; t++)                                                     \
+				if (t < np)                                                                 \
+					rt_dwr_store_##X(y + (size_t)t * ys, a[t]);                             \
+		} else {                                                                            \
+			RT_DWR_UNROLL_                                                                  \
+			for (int t = 0; t < T; t++)                                                     \
+				if (t < np) {                                                               \
+					if (full)                                                               \
+						rt_dwr_storez_##X(y + (size_t)t * ys, ko, a[t]);                    \
+					else                                                                    \
+						rt_dwr_storek_##X(y + (size_t)t * ys, ko, a[t]);                    \
+				}                                                                           \
+		}                                                                                   \
 	}
 
 /* The type of the row functions of RT_DWR_TILE_ (one per kernel, stride and
@@ -610,6 +668,7 @@ static inline int rt_dwr_slices_(const struct rt_conv2d *p, int variant)
 
 #define RT_DWR_DEFINE_(X, VL)                                                               \
 	RT_DWR_STORE_(X, VL)                                                                    \
+	RT_DWR_STORET_(X, VL)                                                                   \
 	RT_DWR_TILE_(X, VL, 3, 1, RT_DWR_T_, 31)                                                \
 	RT_DWR_TILE_(X, VL, 3, 2, RT_DWR_T_, 32)                                                \
 	RT_DWR_TILE_(X, VL, 5, 1, RT_DWR_T_, 51)                                                \
