@@ -400,7 +400,7 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 				}                                                                           \
 			}                                                                               \
 		}                                                                                   \
-		rt_dwr_stt_##X(p, y, ys, a, T, np, ko, on, full);                                   \
+		RT_DWR_EPI_(X, VL);                                                                 \
 	}                                                                                       \
 	/* Every tile of output rows [i0, i1) for one slot (arguments as above, but  \
 	 * x: the view's input at row 0, column 0, the slot's first input channel;   \
@@ -480,56 +480,62 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 			rt_dwr_storek_##X(y, ko, v);                                                    \
 	}
 
-/* The epilogue and stores of a tile's first np of T pixels, pixel t at y +
- * t*ys: the activation's vector form applied to all of them, then one kind
- * of store for all, so that the stores are straight code and not a switch
- * and a choice of store per pixel (on AVX2 the epilogue was about a fifth
- * of the plain tile's time, branches and out-of-line blocks; perf, 112 x
- * 112 x 32, CHW8c). Same operations on each lane as rt_dwr_st_X: the same
- * bits. Activations without a vector form go pixel by pixel through it. */
-#define RT_DWR_STORET_(X, VL)                                                               \
-	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_stt_##X(                        \
-	    const struct rt_conv2d *p, float *y, int ys, rt_dwr_v_##X *a, int T, int np,          \
-	    rt_dwr_k_##X ko, int on, int full)                                                    \
-	{                                                                                       \
-		const rt_dwr_v_##X z = rt_dwr_zero_##X();                                           \
+/* The epilogue and stores of a tile (a statement inside RT_DWR_TILE_, on its
+ * accumulators a[T], its first np pixels stored, pixel t at y + t*ys): the
+ * activation's vector form applied to all of them, then one kind of store
+ * for all, as straight code, where a switch and a choice of store per pixel
+ * had gcc branch to out-of-line blocks (about a fifth of the AVX2 plain
+ * tile's samples; perf, 112 x 112 x 32, CHW8c). A statement and not a
+ * function taking a[] by address: that way gcc kept a[] in a stack frame
+ * and the tile ran 20-30% slower (MobileNetV2's depthwise shapes against
+ * oneDNN, bench/primitives). Same operations on each lane as rt_dwr_st_X,
+ * so the same bits; activations without a vector form go pixel by pixel
+ * through it. */
+#define RT_DWR_EPI_(X, VL)                                                                  \
+	do {                                                                                    \
+		const rt_dwr_v_##X z_ = rt_dwr_zero_##X();                                          \
+		int st_ = 1; /* 0: stored pixel by pixel (no vector form) */                        \
 		switch (p->act) {                                                                   \
 		case RT_ACT_NONE:                                                                   \
 			break;                                                                          \
 		case RT_ACT_RELU:                                                                   \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
-				a[t] = rt_dwr_max_##X(a[t], z);                                             \
+				a[t] = rt_dwr_max_##X(a[t], z_);                                            \
 			break;                                                                          \
 		case RT_ACT_LEAKY_RELU: {                                                           \
-			const rt_dwr_v_##X al = rt_dwr_set1_##X(p->alpha);                              \
+			const rt_dwr_v_##X al_ = rt_dwr_set1_##X(p->alpha);                             \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
-				a[t] = rt_dwr_fma_##X(rt_dwr_min_##X(a[t], z), al, rt_dwr_max_##X(a[t], z)); \
+				a[t] = rt_dwr_fma_##X(rt_dwr_min_##X(a[t], z_), al_, rt_dwr_max_##X(a[t], z_)); \
 			break;                                                                          \
 		}                                                                                   \
 		case RT_ACT_CLIP: {                                                                 \
-			const rt_dwr_v_##X lo = rt_dwr_set1_##X(p->alpha), hi = rt_dwr_set1_##X(p->beta); \
+			const rt_dwr_v_##X lo_ = rt_dwr_set1_##X(p->alpha);                             \
+			const rt_dwr_v_##X hi_ = rt_dwr_set1_##X(p->beta);                              \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
-				a[t] = rt_dwr_min_##X(rt_dwr_max_##X(a[t], lo), hi);                        \
+				a[t] = rt_dwr_min_##X(rt_dwr_max_##X(a[t], lo_), hi_);                      \
 			break;                                                                          \
 		}                                                                                   \
 		default:                                                                            \
-			for (int t = 0; t < np; t++)                                                    \
-				rt_dwr_st_##X(p, y + (size_t)t * ys, a[t], ko, on, full);                   \
-			return;                                                                         \
+			RT_DWR_UNROLL_                                                                  \
+			for (int t = 0; t < T; t++)                                                     \
+				if (t < np)                                                                 \
+					rt_dwr_st_##X(p, y + (size_t)t * ys, a[t], ko, on, full);               \
+			st_ = 0;                                                                        \
+			break;                                                                          \
 		}                                                                                   \
-		if (on >= VL && np == T) {                                                          \
+		if (st_ && on >= VL && np == T) {                                                   \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
 				rt_dwr_store_##X(y + (size_t)t * ys, a[t]);                                 \
-		} else if (on >= VL) {                                                              \
+		} else if (st_ && on >= VL) {                                                       \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
 				if (t < np)                                                                 \
 					rt_dwr_store_##X(y + (size_t)t * ys, a[t]);                             \
-		} else {                                                                            \
+		} else if (st_) {                                                                   \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
 				if (t < np) {                                                               \
@@ -539,7 +545,7 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 						rt_dwr_storek_##X(y + (size_t)t * ys, ko, a[t]);                    \
 				}                                                                           \
 		}                                                                                   \
-	}
+	} while (0)
 
 /* The type of the row functions of RT_DWR_TILE_ (one per kernel, stride and
  * tile width), so that a view picks its one before the loops. */
@@ -668,7 +674,6 @@ static inline int rt_dwr_slices_(const struct rt_conv2d *p, int variant)
 
 #define RT_DWR_DEFINE_(X, VL)                                                               \
 	RT_DWR_STORE_(X, VL)                                                                    \
-	RT_DWR_STORET_(X, VL)                                                                   \
 	RT_DWR_TILE_(X, VL, 3, 1, RT_DWR_T_, 31)                                                \
 	RT_DWR_TILE_(X, VL, 3, 2, RT_DWR_T_, 32)                                                \
 	RT_DWR_TILE_(X, VL, 5, 1, RT_DWR_T_, 51)                                                \
