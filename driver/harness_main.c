@@ -3,14 +3,15 @@
  * table above, which define struct hcase, cases[], n_cases, harness_isa and
  * harness_version.)
  *
- * For every case: buffers of the sizes the table gives, filled with random
- * floats in [-1, 1]; one warm-up call, which also sets how many calls make
- * one timed sample under --cache hot (enough for about 20 us, so the
+ * Cases go by layer (consecutive rows of one kind and key, time_group):
+ * buffers of the layer's largest sizes, filled with random floats in
+ * [-1, 1]; for every case one warm-up call, which also sets how many calls
+ * make one timed sample under --cache hot (enough for about 20 us, so the
  * clock's resolution does not matter; one call per sample otherwise); then
  * up to --runs samples, fewer when a case would take more than --budget-ms
  * (with --runs below 5, a case whose one call takes longer than the budget
- * is timed by that call alone); prints the median, minimum and maximum per
- * call.
+ * is timed by that call alone), the layer's cases taking their samples in
+ * turn; prints the median, minimum and maximum per call of each.
  * Samples are timed on the process's CPU clock where the C library has one
  * (POSIX CLOCK_PROCESS_CPUTIME_ID) when the harness runs one thread: on a
  * shared machine the wall clock also counts the time other jobs held the

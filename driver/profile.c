@@ -546,7 +546,7 @@ static int write_harness(struct profile *pr, FILE *f, const int *which, int n, i
 		        "#endif\n"
 		        "#define RT_THREADS HARNESS_THREADS\n"
 		        "/* Jobs the pool forked (its hook): a case that forks none runs on\n"
-		        " * the caller alone and is timed with its input there (time_case). */\n"
+		        " * the caller alone and is timed with its input there (first_call). */\n"
 		        "static long harness_jobs;\n"
 		        "#define RT_POOL_HOOK_JOB(end, chunks) ((void)(chunks), harness_jobs += !(end))\n\n",
 		        profile_threads(opt), profile_threads(opt));

@@ -444,40 +444,19 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 		}                                                                                   \
 	}
 
-/* The epilogue and store of one output vector. */
+/* One output vector of a tile whose activation has no vector form
+ * (RT_DWR_EPI_ applies the others): stored, then the activation applied in
+ * place to its `on` valid lanes. */
 #define RT_DWR_STORE_(X, VL)                                                                \
 	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_st_##X(                         \
 	    const struct rt_conv2d *p, float *y, rt_dwr_v_##X v, rt_dwr_k_##X ko, int on, int full) \
 	{                                                                                       \
-		switch (p->act) {                                                                   \
-		case RT_ACT_NONE:                                                                   \
-			break;                                                                          \
-		case RT_ACT_RELU:                                                                   \
-			v = rt_dwr_max_##X(v, rt_dwr_zero_##X());                                       \
-			break;                                                                          \
-		case RT_ACT_LEAKY_RELU: /* max(v, 0) + alpha * min(v, 0) */                          \
-			v = rt_dwr_fma_##X(rt_dwr_min_##X(v, rt_dwr_zero_##X()), rt_dwr_set1_##X(p->alpha), \
-			                   rt_dwr_max_##X(v, rt_dwr_zero_##X()));                       \
-			break;                                                                          \
-		case RT_ACT_CLIP:                                                                   \
-			v = rt_dwr_min_##X(rt_dwr_max_##X(v, rt_dwr_set1_##X(p->alpha)),               \
-			                   rt_dwr_set1_##X(p->beta));                                   \
-			break;                                                                          \
-		default: /* no vector form: store, then apply in place */                           \
-			if (full)                                                                       \
-				rt_dwr_storez_##X(y, ko, v);                                                \
-			else                                                                            \
-				rt_dwr_storek_##X(y, ko, v);                                                \
-			for (int l = 0; l < on; l++)                                                    \
-				y[l] = rt_act_apply(p->act, p->alpha, p->beta, y[l]);                       \
-			return;                                                                         \
-		}                                                                                   \
 		if (full)                                                                           \
 			rt_dwr_storez_##X(y, ko, v);                                                    \
-		else if (on >= VL)                                                                  \
-			rt_dwr_store_##X(y, v);                                                         \
 		else                                                                                \
 			rt_dwr_storek_##X(y, ko, v);                                                    \
+		for (int l = 0; l < on; l++)                                                        \
+			y[l] = rt_act_apply(p->act, p->alpha, p->beta, y[l]);                           \
 	}
 
 /* The epilogue and stores of a tile (a statement inside RT_DWR_TILE_, on its
@@ -488,9 +467,9 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
  * tile's samples; perf, 112 x 112 x 32, CHW8c). A statement and not a
  * function taking a[] by address: that way gcc kept a[] in a stack frame
  * and the tile ran 20-30% slower (MobileNetV2's depthwise shapes against
- * oneDNN, bench/primitives). Same operations on each lane as rt_dwr_st_X,
- * so the same bits; activations without a vector form go pixel by pixel
- * through it. */
+ * oneDNN, bench/primitives). The lanes get the same operations as when
+ * each pixel was stored with its own switch, so the same bits; activations
+ * without a vector form go pixel by pixel through rt_dwr_st_X. */
 #define RT_DWR_EPI_(X, VL)                                                                  \
 	do {                                                                                    \
 		const rt_dwr_v_##X z_ = rt_dwr_zero_##X();                                          \
@@ -503,7 +482,7 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 			for (int t = 0; t < T; t++)                                                     \
 				a[t] = rt_dwr_max_##X(a[t], z_);                                            \
 			break;                                                                          \
-		case RT_ACT_LEAKY_RELU: {                                                           \
+		case RT_ACT_LEAKY_RELU: { /* max(v, 0) + alpha * min(v, 0) */                     \
 			const rt_dwr_v_##X al_ = rt_dwr_set1_##X(p->alpha);                             \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
