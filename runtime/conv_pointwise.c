@@ -49,9 +49,10 @@
  * one page per channel block; TLB reach is the suspect, not measured).
  * It also prefetches the weights RT_PW_WPF input channels ahead (a pair's
  * weights, 128 bytes per channel, outgrow L1 from C = 384 on and then come
- * from L2 or, first in a network call, from memory) and, into L2, its
- * residual and output lines (in HWC a pixel's are M floats apart, a stride
- * the prefetchers do not follow). In ResNet-50 (1 thread, CPU time, A/B
+ * from L2 or, first in a network call, from memory) and, into L2 on
+ * AVX-512 from 256 input channels on (RT_PW_OPF_), its residual and output
+ * lines (in HWC a pixel's are M floats apart, a stride the prefetchers do
+ * not follow). In ResNet-50 (1 thread, CPU time, A/B
  * interleaved, load 9-16) that took the 1x1 layers' sum 6-8% down, the
  * 14x14x1024 residual convs ~15%, the whole network 2-5%.
  * Partial vectors use masked loads and stores where the ISA has them.
@@ -105,11 +106,11 @@ struct rt_pw_geom_ {
 #define RT_PW_MSTORE_avx2(p, n, v) _mm256_maskstore_ps(p, RT_PW_M8_(n), v)
 #define RT_PW_ZMASK_avx2(v, n) _mm256_and_ps(v, _mm256_castsi256_ps(RT_PW_M8_(n)))
 #define RT_PW_MLOAD_neon(p, n) ((void)(n), vld1q_f32(p))
-#define RT_PW_MSTORE_neon(p, n, v) vst1q_f32(p, v)
-#define RT_PW_ZMASK_neon(v, n) (v)
+#define RT_PW_MSTORE_neon(p, n, v) ((void)(n), vst1q_f32(p, v))
+#define RT_PW_ZMASK_neon(v, n) ((void)(n), (v))
 #define RT_PW_MLOAD_c(p, n) ((void)(n), *(p))
-#define RT_PW_MSTORE_c(p, n, v) (*(p) = (v))
-#define RT_PW_ZMASK_c(v, n) (v)
+#define RT_PW_MSTORE_c(p, n, v) ((void)(n), *(p) = (v))
+#define RT_PW_ZMASK_c(v, n) ((void)(n), (v))
 /* Prefetch into L1 (blocked layouts: the next channel block's pixels, which
  * lie a plane apart, where the hardware prefetchers do not look). */
 #define RT_PW_PREFETCH_avx512(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
@@ -132,6 +133,18 @@ struct rt_pw_geom_ {
 #define RT_PW_WPREF_avx2(p, n) ((void)(p), (void)(n))
 #define RT_PW_WPREF_neon(p, n) ((void)(p), (void)(n))
 #define RT_PW_WPREF_c(p, n) ((void)(p), (void)(n))
+/* Whether a tile prefetches its output (and residual) lines, by input
+ * channels: a tile's sum over C must be long enough to hide them, and the
+ * prefetches cost a tile 2-4 instructions a pixel. Measured on AVX-512 (Xeon,
+ * ResNet-50's 1x1 layers of 256-2048 input channels: 6-8% less time, the
+ * whole network 2-5%); on AVX2 (Zen 3) the tiles ran as fast or faster
+ * without them at every C from 8 to 2048 (MobileNets' 8-32: 4-11% faster,
+ * paired A/B in one process), so AVX2 does not prefetch them, nor AVX-512
+ * below 256 channels, where the same short sums apply (not measured there). */
+#define RT_PW_OPF_avx512(C) ((C) >= 256)
+#define RT_PW_OPF_avx2(C) ((void)(C), 0)
+#define RT_PW_OPF_neon(C) ((void)(C), 0)
+#define RT_PW_OPF_c(C) ((void)(C), 0)
 /* Prefetch into L2 (the tile's residual and output lines). */
 #define RT_PW_PREFETCH2_avx512(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
 #define RT_PW_PREFETCH2_avx2(p) _mm_prefetch((const char *)(p), _MM_HINT_T1)
@@ -147,7 +160,22 @@ struct rt_pw_geom_ {
 struct rt_pw_pf_ {
 	uintptr_t next, end;
 	size_t off1;
+	/* end grows by span / nb floats a tile, in whole floats: after tile i it
+	 * is the item's start + floor(span * (i + 1) / nb), kept exactly by
+	 * adding q = span / nb and carrying the remainders rem = span % nb in er */
+	size_t q, rem, nb, er;
 };
+
+/* One more tile's share of the next pair's weights (rt_pw_items_). */
+static inline __attribute__((always_inline)) void rt_pw_pf_tile_(struct rt_pw_pf_ *pf)
+{
+	pf->end += pf->q * sizeof(float);
+	pf->er += pf->rem;
+	if (pf->er >= pf->nb) {
+		pf->er -= pf->nb;
+		pf->end += sizeof(float);
+	}
+}
 
 static inline __attribute__((always_inline)) void rt_pw_prefetch_(struct rt_pw_pf_ *pf)
 {
@@ -218,27 +246,73 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
  * block) reads and writes only its valid lanes with masked loads and stores
  * (blocked layouts store the other lanes as 0); the other activations, and
  * partial vectors on ISAs without masks, go lane by lane (rt_pw_fix_). */
+/* The stores and residual loads of one output channel vector, one function
+ * per kind so that a tile picks the kind once for all its pixels: plain (all
+ * lanes valid), zero-masked (blocked layouts: the lanes past M stored as 0)
+ * or masked (HWC: only the valid lanes read and written, never past the
+ * tensor). */
 #define RT_PW_ST_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)        \
-	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_st_##SUF(      \
-	    const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, size_t off, V c)           \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_stp_##SUF(     \
+	    float *y, int n, V c)                                                               \
 	{                                                                                       \
-		if (v->valid == VL)                                                                 \
-			STORE(v->y + off, c);                                                           \
-		else if (g->bs)                                                                     \
-			STORE(v->y + off, RT_PW_ZMASK_##SUF(c, v->valid));                              \
-		else                                                                                \
-			RT_PW_MSTORE_##SUF(v->y + off, v->valid, c);                                    \
+		(void)n;                                                                            \
+		STORE(y, c);                                                                        \
+	}                                                                                       \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_stz_##SUF(     \
+	    float *y, int n, V c)                                                               \
+	{                                                                                       \
+		STORE(y, RT_PW_ZMASK_##SUF(c, n));                                                  \
+	}                                                                                       \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_stm_##SUF(     \
+	    float *y, int n, V c)                                                               \
+	{                                                                                       \
+		RT_PW_MSTORE_##SUF(y, n, c);                                                        \
+	}                                                                                       \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF V rt_pw_adp_##SUF(        \
+	    V c, const float *r, int n)                                                         \
+	{                                                                                       \
+		(void)n;                                                                            \
+		return ADD(c, LOAD(r));                                                             \
+	}                                                                                       \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF V rt_pw_adm_##SUF(        \
+	    V c, const float *r, int n)                                                         \
+	{                                                                                       \
+		return ADD(c, RT_PW_MLOAD_##SUF(r, n));                                             \
 	}
 RT_SIMD_EACH(RT_PW_ST_)
-/* The residual of the vector's pixel at y + off: all lanes, or the valid ones
- * (the rest 0) with a masked load that cannot read past the tensor. */
-#define RT_PW_LD_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)        \
-	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF V rt_pw_ld_##SUF(         \
-	    const struct rt_pw_vec_ *v, size_t off)                                             \
-	{                                                                                       \
-		return v->valid == VL ? LOAD(v->r + off) : RT_PW_MLOAD_##SUF(v->r + off, v->valid); \
-	}
-RT_SIMD_EACH(RT_PW_LD_)
+/* F(y of pixel k, valid lanes, ck) for the tile's pixels k < nr (in
+ * rt_pw_out_: v, yp, nr and c0..c11 in scope) */
+#define RT_PW_EACH_ST_(F)                                                                    \
+	do {                                                                                    \
+		F(v->y, v->valid, c0);                                                              \
+		if (nr > 1) F(v->y + yp, v->valid, c1);                                             \
+		if (nr > 2) F(v->y + 2 * yp, v->valid, c2);                                         \
+		if (nr > 3) F(v->y + 3 * yp, v->valid, c3);                                         \
+		if (nr > 4) F(v->y + 4 * yp, v->valid, c4);                                         \
+		if (nr > 5) F(v->y + 5 * yp, v->valid, c5);                                         \
+		if (nr > 6) F(v->y + 6 * yp, v->valid, c6);                                         \
+		if (nr > 7) F(v->y + 7 * yp, v->valid, c7);                                         \
+		if (nr > 8) F(v->y + 8 * yp, v->valid, c8);                                         \
+		if (nr > 9) F(v->y + 9 * yp, v->valid, c9);                                         \
+		if (nr > 10) F(v->y + 10 * yp, v->valid, c10);                                      \
+		if (nr > 11) F(v->y + 11 * yp, v->valid, c11);                                      \
+	} while (0)
+/* ck = F(ck, the residual of pixel k, valid lanes) */
+#define RT_PW_EACH_RES_(F)                                                                   \
+	do {                                                                                    \
+		c0 = F(c0, v->r, v->valid);                                                         \
+		if (nr > 1) c1 = F(c1, v->r + yp, v->valid);                                        \
+		if (nr > 2) c2 = F(c2, v->r + 2 * yp, v->valid);                                    \
+		if (nr > 3) c3 = F(c3, v->r + 3 * yp, v->valid);                                    \
+		if (nr > 4) c4 = F(c4, v->r + 4 * yp, v->valid);                                    \
+		if (nr > 5) c5 = F(c5, v->r + 5 * yp, v->valid);                                    \
+		if (nr > 6) c6 = F(c6, v->r + 6 * yp, v->valid);                                    \
+		if (nr > 7) c7 = F(c7, v->r + 7 * yp, v->valid);                                    \
+		if (nr > 8) c8 = F(c8, v->r + 8 * yp, v->valid);                                    \
+		if (nr > 9) c9 = F(c9, v->r + 9 * yp, v->valid);                                    \
+		if (nr > 10) c10 = F(c10, v->r + 10 * yp, v->valid);                                \
+		if (nr > 11) c11 = F(c11, v->r + 11 * yp, v->valid);                                \
+	} while (0)
 #define RT_PW_OUT_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)       \
 	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_out_##SUF(     \
 	    int nr, const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, V c0, V c1, V c2,  \
@@ -248,20 +322,10 @@ RT_SIMD_EACH(RT_PW_LD_)
 		const int full = v->valid == VL;                                                    \
 		float t[12 * VL]; /* the vector's values, [nr][VL], for rt_pw_fix_ */               \
 		if (full || RT_PW_MASKED_##SUF) {                                                   \
-			if (v->r) {                                                                     \
-				c0 = ADD(c0, rt_pw_ld_##SUF(v, 0));                                            \
-				if (nr > 1) c1 = ADD(c1, rt_pw_ld_##SUF(v, yp));                               \
-				if (nr > 2) c2 = ADD(c2, rt_pw_ld_##SUF(v, 2 * yp));                           \
-				if (nr > 3) c3 = ADD(c3, rt_pw_ld_##SUF(v, 3 * yp));                           \
-				if (nr > 4) c4 = ADD(c4, rt_pw_ld_##SUF(v, 4 * yp));                           \
-				if (nr > 5) c5 = ADD(c5, rt_pw_ld_##SUF(v, 5 * yp));                           \
-				if (nr > 6) c6 = ADD(c6, rt_pw_ld_##SUF(v, 6 * yp));                           \
-				if (nr > 7) c7 = ADD(c7, rt_pw_ld_##SUF(v, 7 * yp));                           \
-				if (nr > 8) c8 = ADD(c8, rt_pw_ld_##SUF(v, 8 * yp));                           \
-				if (nr > 9) c9 = ADD(c9, rt_pw_ld_##SUF(v, 9 * yp));                           \
-				if (nr > 10) c10 = ADD(c10, rt_pw_ld_##SUF(v, 10 * yp));                       \
-				if (nr > 11) c11 = ADD(c11, rt_pw_ld_##SUF(v, 11 * yp));                       \
-			}                                                                               \
+			if (v->r && full)                                                              \
+				RT_PW_EACH_RES_(rt_pw_adp_##SUF);                                               \
+			else if (v->r)                                                                  \
+				RT_PW_EACH_RES_(rt_pw_adm_##SUF);                                               \
 			if (g->act == RT_ACT_RELU || g->act == RT_ACT_CLIP) {                           \
 				const V lo = g->act == RT_ACT_RELU ? ZERO : SET1(g->alpha);                 \
 				c0 = MAX(c0, lo), c1 = MAX(c1, lo), c2 = MAX(c2, lo), c3 = MAX(c3, lo);     \
@@ -281,18 +345,12 @@ RT_SIMD_EACH(RT_PW_LD_)
 				rt_pw_fix_(g, &u, VL, nr, t, 1);                                            \
 				return;                                                                     \
 			}                                                                               \
-			rt_pw_st_##SUF(g, v, 0, c0);                                                    \
-			if (nr > 1) rt_pw_st_##SUF(g, v, yp, c1);                                       \
-			if (nr > 2) rt_pw_st_##SUF(g, v, 2 * yp, c2);                                   \
-			if (nr > 3) rt_pw_st_##SUF(g, v, 3 * yp, c3);                                   \
-			if (nr > 4) rt_pw_st_##SUF(g, v, 4 * yp, c4);                                   \
-			if (nr > 5) rt_pw_st_##SUF(g, v, 5 * yp, c5);                                   \
-			if (nr > 6) rt_pw_st_##SUF(g, v, 6 * yp, c6);                                   \
-			if (nr > 7) rt_pw_st_##SUF(g, v, 7 * yp, c7);                                   \
-			if (nr > 8) rt_pw_st_##SUF(g, v, 8 * yp, c8);                                   \
-			if (nr > 9) rt_pw_st_##SUF(g, v, 9 * yp, c9);                                   \
-			if (nr > 10) rt_pw_st_##SUF(g, v, 10 * yp, c10);                                \
-			if (nr > 11) rt_pw_st_##SUF(g, v, 11 * yp, c11);                                \
+			if (full)                                                                       \
+				RT_PW_EACH_ST_(rt_pw_stp_##SUF);                                                \
+			else if (g->bs)                                                                 \
+				RT_PW_EACH_ST_(rt_pw_stz_##SUF);                                                \
+			else                                                                            \
+				RT_PW_EACH_ST_(rt_pw_stm_##SUF);                                                \
 			return;                                                                         \
 		}                                                                                   \
 		RT_PW_SPILL_(STORE, VL); /* partial, no masks: residual and activation by lane */  \
@@ -316,8 +374,9 @@ RT_SIMD_EACH(RT_PW_OUT_)
 		const float *w0 = v0->w, *w1 = nv > 1 ? v1->w : v0->w;                             \
 		const size_t wb = (size_t)g->wb;                                                    \
 		/* the tile's residual and output lines, a plane or a row apart where the     */   \
-		/* hardware prefetchers do not look: into L2 while the sum over C runs       */   \
-		for (int j = 0; j < nr; j++) {                                                      \
+		/* hardware prefetchers do not look: into L2 while the sum over C runs, if   */   \
+		/* that is long enough (RT_PW_OPF_)                                           */   \
+		for (int j = 0; j < (RT_PW_OPF_##SUF(g->C) ? nr : 0); j++) {                       \
 			const size_t o = (size_t)j * g->ypix;                                           \
 			if (v0->r) RT_PW_PREFETCH2_##SUF(v0->r + o);                                    \
 			RT_PW_PREFETCH2_##SUF(v0->y + o);                                               \
@@ -407,20 +466,43 @@ RT_SIMD_EACH(RT_PW_OUT_)
 	}
 RT_SIMD_EACH(RT_PW_TILE_)
 
-/* One call per ISA: the tile of nr pixels (1..NR) and nv vectors (1, 2),
+/* cnt tiles of nr pixels side by side in one row (x and the outputs step
+ * nr pixels a tile), each taking its share of the next pair's weights to
+ * prefetch: the loop over a run of tiles is compiled with the tile's width
+ * as a constant, so that a layer of few input channels (MobileNets' 8 to
+ * 32), whose tiles are short, does not pay a call, a dispatch and the
+ * tile's place in the band for each of them. */
+#define RT_PW_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)     \
+	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_tiles_##SUF(   \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
+	{                                                                                       \
+		struct rt_pw_vec_ u0 = *v0, u1 = *v1;                                               \
+		const size_t dy = (size_t)nr * g->ypix;                                             \
+		for (int i = 0; i < cnt; i++, x += (size_t)nr * xp) {                               \
+			if (u0.pf)                                                                      \
+				rt_pw_pf_tile_(u0.pf);                                                      \
+			rt_pw_tile_##SUF(nr, nv, g, x, xp, bias, &u0, &u1);                             \
+			u0.y += dy, u1.y += dy;                                                         \
+			if (u0.r) u0.r += dy;                                                           \
+			if (u1.r) u1.r += dy;                                                           \
+		}                                                                                   \
+	}
+RT_SIMD_EACH(RT_PW_TILES_)
+
+/* One call per ISA: cnt tiles of nr pixels (1..NR) and nv vectors (1, 2),
  * dispatched to an instance with both as constants. */
 #define RT_PW_CASE_(SUF, N)                                                                 \
 	case N:                                                                                 \
 		if (nv > 1)                                                                         \
-			rt_pw_tile_##SUF(N, 2, g, x, xp, bias, v0, v1);                                 \
+			rt_pw_tiles_##SUF(N, 2, cnt, g, x, xp, bias, v0, v1);                           \
 		else                                                                                \
-			rt_pw_tile_##SUF(N, 1, g, x, xp, bias, v0, v1);                                 \
+			rt_pw_tiles_##SUF(N, 1, cnt, g, x, xp, bias, v0, v1);                           \
 		break;
 #define RT_PW_DISPATCH_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)  \
-	static RT_PW_ATTR_##SUF void rt_pw_run_##SUF(int nr, int nv, const struct rt_pw_geom_ *g, \
-	                                            const float *x, size_t xp, const float *bias, \
-	                                            const struct rt_pw_vec_ *v0,                  \
-	                                            const struct rt_pw_vec_ *v1)                  \
+	static RT_PW_ATTR_##SUF void rt_pw_run_##SUF(                                          \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
 	{                                                                                       \
 		switch (nr) {                                                                       \
 			RT_PW_CASE_(SUF, 1)                                                             \
@@ -429,30 +511,27 @@ RT_SIMD_EACH(RT_PW_TILE_)
 			RT_PW_CASE_(SUF, 4)                                                             \
 		default:                                                                            \
 			if (RT_PW_NR_##SUF > 4)                                                         \
-				rt_pw_wide_##SUF(nr, nv, g, x, xp, bias, v0, v1);                           \
+				rt_pw_wide_##SUF(nr, nv, cnt, g, x, xp, bias, v0, v1);                           \
 		}                                                                                   \
 	}
 /* nr 5..12, only for the ISAs whose tiles are that wide */
 #define RT_PW_WIDE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)      \
-	static RT_PW_ATTR_##SUF void rt_pw_wide_##SUF(int nr, int nv, const struct rt_pw_geom_ *g, \
-	                                             const float *x, size_t xp, const float *bias, \
-	                                             const struct rt_pw_vec_ *v0,                  \
-	                                             const struct rt_pw_vec_ *v1)                  \
+	static RT_PW_ATTR_##SUF void rt_pw_wide_##SUF(                                          \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
 	{                                                                                       \
 		switch (RT_PW_NR_##SUF > 4 ? nr : 0) {                                              \
 			RT_PW_CASE_(SUF, 5)                                                             \
 			RT_PW_CASE_(SUF, 6)                                                             \
 		default:                                                                            \
 			if (RT_PW_NR_##SUF > 6)                                                         \
-				rt_pw_wider_##SUF(nr, nv, g, x, xp, bias, v0, v1);                          \
+				rt_pw_wider_##SUF(nr, nv, cnt, g, x, xp, bias, v0, v1);                          \
 		}                                                                                   \
 	}
 #define RT_PW_WIDER_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)     \
-	static RT_PW_ATTR_##SUF void rt_pw_wider_##SUF(int nr, int nv,                          \
-	                                              const struct rt_pw_geom_ *g, const float *x, \
-	                                              size_t xp, const float *bias,                \
-	                                              const struct rt_pw_vec_ *v0,                 \
-	                                              const struct rt_pw_vec_ *v1)                 \
+	static RT_PW_ATTR_##SUF void rt_pw_wider_##SUF(                                        \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
 	{                                                                                       \
 		switch (RT_PW_NR_##SUF > 6 ? nr : 0) {                                              \
 			RT_PW_CASE_(SUF, 7)                                                             \
@@ -523,7 +602,7 @@ static inline __attribute__((always_inline)) RT_PW_ATTR_avx512 void rt_pw_half_a
 	__m512 h0 = bzh, h1 = bzh, h2 = bzh, h3 = bzh, h4 = bzh, h5 = bzh;
 	__m512 h6 = bzh, h7 = bzh, h8 = bzh, h9 = bzh, h10 = bzh, h11 = bzh;
 	const float *wf = vf->w; /* read only when nf */
-	for (int j = 0; j < nr; j++) {
+	for (int j = 0; j < (RT_PW_OPF_avx512(g->C) ? nr : 0); j++) {
 		const size_t o = (size_t)j * g->ypix;
 		if (vh->r) RT_PW_PREFETCH2_avx512(vh->r + o);
 		RT_PW_PREFETCH2_avx512(vh->y + o);
@@ -568,20 +647,31 @@ static inline __attribute__((always_inline)) RT_PW_ATTR_avx512 void rt_pw_half_a
 #define RT_PH_CASE_(N)                                                                       \
 	case N:                                                                                 \
 		if (nf)                                                                             \
-			rt_pw_half_avx512(N, 1, g, x, xp, bias, vf, vh, wh);                            \
+			rt_pw_half_avx512(N, 1, g, x, xp, bias, &uf, &uh, wh);                          \
 		else                                                                                \
-			rt_pw_half_avx512(N, 0, g, x, xp, bias, vf, vh, wh);                            \
+			rt_pw_half_avx512(N, 0, g, x, xp, bias, &uf, &uh, wh);                          \
 		break;
-static RT_PW_ATTR_avx512 void rt_pw_hrun_avx512(int nr, int nf, const struct rt_pw_geom_ *g,
-                                               const float *x, size_t xp, const float *bias,
+/* cnt tiles of nr pixels side by side, as rt_pw_tiles_ runs them */
+static RT_PW_ATTR_avx512 void rt_pw_hrun_avx512(int nr, int nf, int cnt,
+                                               const struct rt_pw_geom_ *g, const float *x,
+                                               size_t xp, const float *bias,
                                                const struct rt_pw_vec_ *vf,
                                                const struct rt_pw_vec_ *vh, const float *wh)
 {
-	switch (nr) {
-		RT_PH_CASE_(1) RT_PH_CASE_(2) RT_PH_CASE_(3) RT_PH_CASE_(4)
-		RT_PH_CASE_(5) RT_PH_CASE_(6) RT_PH_CASE_(7) RT_PH_CASE_(8)
-		RT_PH_CASE_(9) RT_PH_CASE_(10) RT_PH_CASE_(11) RT_PH_CASE_(12)
-	default: break;
+	struct rt_pw_vec_ uf = *vf, uh = *vh;
+	const size_t dy = (size_t)nr * g->ypix;
+	for (int i = 0; i < cnt; i++, x += (size_t)nr * xp) {
+		if (uh.pf)
+			rt_pw_pf_tile_(uh.pf);
+		switch (nr) {
+			RT_PH_CASE_(1) RT_PH_CASE_(2) RT_PH_CASE_(3) RT_PH_CASE_(4)
+			RT_PH_CASE_(5) RT_PH_CASE_(6) RT_PH_CASE_(7) RT_PH_CASE_(8)
+			RT_PH_CASE_(9) RT_PH_CASE_(10) RT_PH_CASE_(11) RT_PH_CASE_(12)
+		default: break;
+		}
+		uf.y += dy, uh.y += dy;
+		if (uf.r) uf.r += dy;
+		if (uh.r) uh.r += dy;
 	}
 }
 #endif
@@ -643,20 +733,24 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 			for (int l = 0; l < vl; l++)
 				bias[k * vl + l] = j->b && l < v[k].valid ? j->b[m0 + l] : 0.0f;
 		}
-		const int t1 = (band + 1) * j->band < j->tiles ? (band + 1) * j->band : j->tiles;
-		for (int t = band * j->band; t < t1; t++) {
-			/* a share of the next pair's weights per tile, so that a large
-			 * plane's tiles do not fetch them all at the start */
-			if (wspan) {
-				const size_t f1 =
-				        wspan * (size_t)(t - band * j->band + 1) / (size_t)(t1 - band * j->band);
-				pf.end = (uintptr_t)wn + f1 * sizeof(float);
-			}
-			/* tile t: row t / tpr, piece t % tpr of equal width (+-1) */
+		const int t0 = band * j->band;
+		const int t1 = t0 + j->band < j->tiles ? t0 + j->band : j->tiles;
+		/* a share of the next pair's weights per tile (rt_pw_pf_tile_), so
+		 * that a large plane's tiles do not fetch them all at the start */
+		pf.nb = (size_t)(t1 - t0);
+		pf.q = wspan / pf.nb;
+		pf.rem = wspan % pf.nb;
+		pf.er = 0;
+		/* runs of tiles: tile t is row t / tpr, piece k = t % tpr, of base + 1
+		 * pixels for the first `extra` pieces of the row and base after them */
+		const int base = j->len / j->tpr, extra = j->len % j->tpr;
+		for (int t = t0, cnt; t < t1; t += cnt) {
 			const int r = t / j->tpr, k = t % j->tpr;
-			const int base = j->len / j->tpr, extra = j->len % j->tpr;
 			const int s0 = k * base + (k < extra ? k : extra);
 			const int nr = base + (k < extra);
+			cnt = (k < extra ? extra : j->tpr) - k;
+			if (cnt > t1 - t)
+				cnt = t1 - t;
 			const size_t qout = (size_t)r * j->len + s0; /* first output pixel */
 			/* its input pixel: with stride 1 the same index, else (r*sH, s0*sW) */
 			const size_t qin = j->flat ? qout : (size_t)r * p->sH * p->W + (size_t)s0 * p->sW;
@@ -668,23 +762,23 @@ static void rt_pw_items_(void *ctx, int i0, int i1)
 			}
 #if RT_SIMD_HAVE_AVX512
 			if (j->wh && q + nv == j->nvec) {
-				rt_pw_hrun_avx512(nr, nv - 1, g, x, xp, bias, &v[0], &v[nv - 1], j->wh);
+				rt_pw_hrun_avx512(nr, nv - 1, cnt, g, x, xp, bias, &v[0], &v[nv - 1], j->wh);
 				continue;
 			}
 #endif
 			switch (j->isa) {
 #if RT_SIMD_HAVE_AVX512
-			case RT_SGEMM_ISA_AVX512: rt_pw_run_avx512(nr, nv, g, x, xp, bias, &v[0], &v[1]); break;
+			case RT_SGEMM_ISA_AVX512: rt_pw_run_avx512(nr, nv, cnt, g, x, xp, bias, &v[0], &v[1]); break;
 #endif
 #if RT_SIMD_HAVE_AVX2
-			case RT_SGEMM_ISA_AVX2: rt_pw_run_avx2(nr, nv, g, x, xp, bias, &v[0], &v[1]); break;
+			case RT_SGEMM_ISA_AVX2: rt_pw_run_avx2(nr, nv, cnt, g, x, xp, bias, &v[0], &v[1]); break;
 #endif
 #if RT_SIMD_HAVE_NEON
-			case RT_SGEMM_ISA_NEON: rt_pw_run_neon(nr, nv, g, x, xp, bias, &v[0], &v[1]); break;
+			case RT_SGEMM_ISA_NEON: rt_pw_run_neon(nr, nv, cnt, g, x, xp, bias, &v[0], &v[1]); break;
 #endif
 			default:
 #if RT_SIMD_HAVE_C
-				rt_pw_run_c(nr, nv, g, x, xp, bias, &v[0], &v[1]);
+				rt_pw_run_c(nr, nv, cnt, g, x, xp, bias, &v[0], &v[1]);
 #endif
 				break;
 			}
