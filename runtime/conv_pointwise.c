@@ -466,6 +466,17 @@ RT_SIMD_EACH(RT_PW_OUT_)
 	}
 RT_SIMD_EACH(RT_PW_TILE_)
 
+/* A vector pair's last vector, alone (M = 24 on 8 lanes: 3 vectors), runs
+ * two tiles as one of 2 nr pixels on AVX2: a lone vector's tile of 6 holds
+ * only 6 accumulators, fewer than the 8 FMAs in flight that 2 pipes of
+ * latency 4 need, and loads a weight vector per 6 FMAs. Each accumulator
+ * sums in the same order, so the outputs are the same bits. AVX-512 tiles
+ * are 12 pixels already; NEON not measured. */
+#define RT_PW_DOUBLE_avx512 0
+#define RT_PW_DOUBLE_avx2 1
+#define RT_PW_DOUBLE_neon 0
+#define RT_PW_DOUBLE_c 0
+
 /* cnt tiles of nr pixels side by side in one row (x and the outputs step
  * nr pixels a tile), each taking its share of the next pair's weights to
  * prefetch: the loop over a run of tiles is compiled with the tile's width
@@ -478,14 +489,22 @@ RT_SIMD_EACH(RT_PW_TILE_)
 	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
 	{                                                                                       \
 		struct rt_pw_vec_ u0 = *v0, u1 = *v1;                                               \
-		const size_t dy = (size_t)nr * g->ypix;                                             \
-		for (int i = 0; i < cnt; i++, x += (size_t)nr * xp) {                               \
+		const int w = RT_PW_DOUBLE_##SUF && nv == 1 ? 2 : 1; /* tiles per call */          \
+		const size_t dy = (size_t)w * nr * g->ypix;                                         \
+		int i = 0;                                                                          \
+		for (; i + w <= cnt; i += w, x += (size_t)w * nr * xp) {                            \
 			if (u0.pf)                                                                      \
-				rt_pw_pf_tile_(u0.pf);                                                      \
-			rt_pw_tile_##SUF(nr, nv, g, x, xp, bias, &u0, &u1);                             \
+				for (int k = 0; k < w; k++)                                                 \
+					rt_pw_pf_tile_(u0.pf);                                                  \
+			rt_pw_tile_##SUF(w * nr, nv, g, x, xp, bias, &u0, &u1);                         \
 			u0.y += dy, u1.y += dy;                                                         \
 			if (u0.r) u0.r += dy;                                                           \
 			if (u1.r) u1.r += dy;                                                           \
+		}                                                                                   \
+		if (i < cnt) { /* one tile left of a doubled run */                                 \
+			if (u0.pf)                                                                      \
+				rt_pw_pf_tile_(u0.pf);                                                      \
+			rt_pw_tile_##SUF(nr, nv, g, x, xp, bias, &u0, &u1);                             \
 		}                                                                                   \
 	}
 RT_SIMD_EACH(RT_PW_TILES_)
