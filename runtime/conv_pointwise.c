@@ -100,7 +100,7 @@ struct rt_pw_geom_ {
 #define RT_PW_MLOAD_avx512(p, n) _mm512_maskz_loadu_ps(RT_PW_M16_(n), p)
 #define RT_PW_MSTORE_avx512(p, n, v) _mm512_mask_storeu_ps(p, RT_PW_M16_(n), v)
 #define RT_PW_ZMASK_avx512(v, n) _mm512_maskz_mov_ps(RT_PW_M16_(n), v)
-#define RT_PW_M8_(n)                                                                         \
+#define RT_PW_M8_(n)                                                                        \
 	_mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 #define RT_PW_MLOAD_avx2(p, n) _mm256_maskload_ps(p, RT_PW_M8_(n))
 #define RT_PW_MSTORE_avx2(p, n, v) _mm256_maskstore_ps(p, RT_PW_M8_(n), v)
@@ -128,7 +128,7 @@ struct rt_pw_geom_ {
  * (bench/calibrate, load ~10: not separable from noise, so left out). */
 /* The address is formed as an integer: on the last input channels it lies
  * past the packed weights, where pointer arithmetic would be undefined. */
-#define RT_PW_WPREF_avx512(p, n) \
+#define RT_PW_WPREF_avx512(p, n)                                                            \
 	_mm_prefetch((const char *)((uintptr_t)(p) + (n) * sizeof(float)), _MM_HINT_T0)
 #define RT_PW_WPREF_avx2(p, n) ((void)(p), (void)(n))
 #define RT_PW_WPREF_neon(p, n) ((void)(p), (void)(n))
@@ -223,7 +223,7 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 }
 
 /* Spills c0..c(nr-1) to t [nr][VL]. */
-#define RT_PW_SPILL_(STORE, VL)                                                              \
+#define RT_PW_SPILL_(STORE, VL)                                                             \
 	do {                                                                                    \
 		STORE(t, c0);                                                                       \
 		if (nr > 1) STORE(t + VL, c1);                                                      \
@@ -251,7 +251,7 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
  * lanes valid), zero-masked (blocked layouts: the lanes past M stored as 0)
  * or masked (HWC: only the valid lanes read and written, never past the
  * tensor). */
-#define RT_PW_ST_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)        \
+#define RT_PW_ST_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)       \
 	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_stp_##SUF(     \
 	    float *y, int n, V c)                                                               \
 	{                                                                                       \
@@ -282,7 +282,7 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 RT_SIMD_EACH(RT_PW_ST_)
 /* F(y of pixel k, valid lanes, ck) for the tile's pixels k < nr (in
  * rt_pw_out_: v, yp, nr and c0..c11 in scope) */
-#define RT_PW_EACH_ST_(F)                                                                    \
+#define RT_PW_EACH_ST_(F)                                                                   \
 	do {                                                                                    \
 		F(v->y, v->valid, c0);                                                              \
 		if (nr > 1) F(v->y + yp, v->valid, c1);                                             \
@@ -298,7 +298,7 @@ RT_SIMD_EACH(RT_PW_ST_)
 		if (nr > 11) F(v->y + 11 * yp, v->valid, c11);                                      \
 	} while (0)
 /* ck = F(ck, the residual of pixel k, valid lanes) */
-#define RT_PW_EACH_RES_(F)                                                                   \
+#define RT_PW_EACH_RES_(F)                                                                  \
 	do {                                                                                    \
 		c0 = F(c0, v->r, v->valid);                                                         \
 		if (nr > 1) c1 = F(c1, v->r + yp, v->valid);                                        \
@@ -313,7 +313,7 @@ RT_SIMD_EACH(RT_PW_ST_)
 		if (nr > 10) c10 = F(c10, v->r + 10 * yp, v->valid);                                \
 		if (nr > 11) c11 = F(c11, v->r + 11 * yp, v->valid);                                \
 	} while (0)
-#define RT_PW_OUT_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)       \
+#define RT_PW_OUT_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)      \
 	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_out_##SUF(     \
 	    int nr, const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, V c0, V c1, V c2,  \
 	    V c3, V c4, V c5, V c6, V c7, V c8, V c9, V c10, V c11)                             \
@@ -322,10 +322,10 @@ RT_SIMD_EACH(RT_PW_ST_)
 		const int full = v->valid == VL;                                                    \
 		float t[12 * VL]; /* the vector's values, [nr][VL], for rt_pw_fix_ */               \
 		if (full || RT_PW_MASKED_##SUF) {                                                   \
-			if (v->r && full)                                                              \
-				RT_PW_EACH_RES_(rt_pw_adp_##SUF);                                               \
+			if (v->r && full)                                                               \
+				RT_PW_EACH_RES_(rt_pw_adp_##SUF);                                           \
 			else if (v->r)                                                                  \
-				RT_PW_EACH_RES_(rt_pw_adm_##SUF);                                               \
+				RT_PW_EACH_RES_(rt_pw_adm_##SUF);                                           \
 			if (g->act == RT_ACT_RELU || g->act == RT_ACT_CLIP) {                           \
 				const V lo = g->act == RT_ACT_RELU ? ZERO : SET1(g->alpha);                 \
 				c0 = MAX(c0, lo), c1 = MAX(c1, lo), c2 = MAX(c2, lo), c3 = MAX(c3, lo);     \
@@ -346,23 +346,23 @@ RT_SIMD_EACH(RT_PW_ST_)
 				return;                                                                     \
 			}                                                                               \
 			if (full)                                                                       \
-				RT_PW_EACH_ST_(rt_pw_stp_##SUF);                                                \
+				RT_PW_EACH_ST_(rt_pw_stp_##SUF);                                            \
 			else if (g->bs)                                                                 \
-				RT_PW_EACH_ST_(rt_pw_stz_##SUF);                                                \
+				RT_PW_EACH_ST_(rt_pw_stz_##SUF);                                            \
 			else                                                                            \
-				RT_PW_EACH_ST_(rt_pw_stm_##SUF);                                                \
+				RT_PW_EACH_ST_(rt_pw_stm_##SUF);                                            \
 			return;                                                                         \
 		}                                                                                   \
-		RT_PW_SPILL_(STORE, VL); /* partial, no masks: residual and activation by lane */  \
+		RT_PW_SPILL_(STORE, VL); /* partial, no masks: residual and activation by lane */   \
 		rt_pw_fix_(g, v, VL, nr, t, 1);                                                     \
 	}
 RT_SIMD_EACH(RT_PW_OUT_)
 
 /* The tile of nr pixels x nv vectors (both constants after inlining):
  * x is the first pixel's channel 0, xp the floats between the tile's pixels. */
-#define RT_PW_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)      \
+#define RT_PW_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)     \
 	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_tile_##SUF(    \
-	    int nr, int nv, const struct rt_pw_geom_ *g, const float *x, size_t xp,            \
+	    int nr, int nv, const struct rt_pw_geom_ *g, const float *x, size_t xp,             \
 	    const float *bias, /* [2][VL] bias of the two vectors, 0 past M */                  \
 	    const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)                           \
 	{                                                                                       \
@@ -371,12 +371,12 @@ RT_SIMD_EACH(RT_PW_OUT_)
 		V a6 = bz0, a7 = bz0, a8 = bz0, a9 = bz0, a10 = bz0, a11 = bz0;                     \
 		V b0 = bz1, b1 = bz1, b2 = bz1, b3 = bz1, b4 = bz1, b5 = bz1;                       \
 		V b6 = bz1, b7 = bz1, b8 = bz1, b9 = bz1, b10 = bz1, b11 = bz1;                     \
-		const float *w0 = v0->w, *w1 = nv > 1 ? v1->w : v0->w;                             \
+		const float *w0 = v0->w, *w1 = nv > 1 ? v1->w : v0->w;                              \
 		const size_t wb = (size_t)g->wb;                                                    \
-		/* the tile's residual and output lines, a plane or a row apart where the     */   \
-		/* hardware prefetchers do not look: into L2 while the sum over C runs, if   */   \
-		/* that is long enough (RT_PW_OPF_)                                           */   \
-		for (int j = 0; j < (RT_PW_OPF_##SUF(g->C) ? nr : 0); j++) {                       \
+		/* the tile's residual and output lines, a plane or a row apart where the     */    \
+		/* hardware prefetchers do not look: into L2 while the sum over C runs, if   */     \
+		/* that is long enough (RT_PW_OPF_)                                           */    \
+		for (int j = 0; j < (RT_PW_OPF_##SUF(g->C) ? nr : 0); j++) {                        \
 			const size_t o = (size_t)j * g->ypix;                                           \
 			if (v0->r) RT_PW_PREFETCH2_##SUF(v0->r + o);                                    \
 			RT_PW_PREFETCH2_##SUF(v0->y + o);                                               \
@@ -387,9 +387,9 @@ RT_SIMD_EACH(RT_PW_OUT_)
 		}                                                                                   \
 		for (int cb = 0; cb < g->ncb; cb++) {                                               \
 			const int nci = cb == g->ncb - 1 ? g->C - cb * g->nci : g->nci;                 \
-			/* pixel j = 4k + r at xk[r * xp]: few base pointers, one stride */            \
-			const float *x0 = x + cb * g->xcb, *x4 = x0 + 4 * xp, *x8 = x0 + 8 * xp;       \
-			if (cb + 1 < g->ncb) /* the next block's pixels: nr lines a block apart */     \
+			/* pixel j = 4k + r at xk[r * xp]: few base pointers, one stride */             \
+			const float *x0 = x + cb * g->xcb, *x4 = x0 + 4 * xp, *x8 = x0 + 8 * xp;        \
+			if (cb + 1 < g->ncb) /* the next block's pixels: nr lines a block apart */      \
 				for (int j = 0; j < nr; j++)                                                \
 					RT_PW_PREFETCH_##SUF(x0 + g->xcb + j * xp);                             \
 			if (v0->pf)                                                                     \
@@ -460,7 +460,7 @@ RT_SIMD_EACH(RT_PW_OUT_)
 				}                                                                           \
 			}                                                                               \
 		}                                                                                   \
-		rt_pw_out_##SUF(nr, g, v0, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);          \
+		rt_pw_out_##SUF(nr, g, v0, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);       \
 		if (nv > 1)                                                                         \
 			rt_pw_out_##SUF(nr, g, v1, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11);   \
 	}
@@ -483,13 +483,13 @@ RT_SIMD_EACH(RT_PW_TILE_)
  * as a constant, so that a layer of few input channels (MobileNets' 8 to
  * 32), whose tiles are short, does not pay a call, a dispatch and the
  * tile's place in the band for each of them. */
-#define RT_PW_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)     \
+#define RT_PW_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)    \
 	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_tiles_##SUF(   \
-	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
-	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,    \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)        \
 	{                                                                                       \
 		struct rt_pw_vec_ u0 = *v0, u1 = *v1;                                               \
-		const int w = RT_PW_DOUBLE_##SUF && nv == 1 ? 2 : 1; /* tiles per call */          \
+		const int w = RT_PW_DOUBLE_##SUF && nv == 1 ? 2 : 1; /* tiles per call */           \
 		const size_t dy = (size_t)w * nr * g->ypix;                                         \
 		int i = 0;                                                                          \
 		for (; i + w <= cnt; i += w, x += (size_t)w * nr * xp) {                            \
@@ -518,10 +518,10 @@ RT_SIMD_EACH(RT_PW_TILES_)
 		else                                                                                \
 			rt_pw_tiles_##SUF(N, 1, cnt, g, x, xp, bias, v0, v1);                           \
 		break;
-#define RT_PW_DISPATCH_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)  \
-	static RT_PW_ATTR_##SUF void rt_pw_run_##SUF(                                          \
-	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
-	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
+#define RT_PW_DISPATCH_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN) \
+	static RT_PW_ATTR_##SUF void rt_pw_run_##SUF(                                           \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,    \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)        \
 	{                                                                                       \
 		switch (nr) {                                                                       \
 			RT_PW_CASE_(SUF, 1)                                                             \
@@ -530,27 +530,27 @@ RT_SIMD_EACH(RT_PW_TILES_)
 			RT_PW_CASE_(SUF, 4)                                                             \
 		default:                                                                            \
 			if (RT_PW_NR_##SUF > 4)                                                         \
-				rt_pw_wide_##SUF(nr, nv, cnt, g, x, xp, bias, v0, v1);                           \
+				rt_pw_wide_##SUF(nr, nv, cnt, g, x, xp, bias, v0, v1);                      \
 		}                                                                                   \
 	}
 /* nr 5..12, only for the ISAs whose tiles are that wide */
-#define RT_PW_WIDE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)      \
+#define RT_PW_WIDE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)     \
 	static RT_PW_ATTR_##SUF void rt_pw_wide_##SUF(                                          \
-	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
-	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,    \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)        \
 	{                                                                                       \
 		switch (RT_PW_NR_##SUF > 4 ? nr : 0) {                                              \
 			RT_PW_CASE_(SUF, 5)                                                             \
 			RT_PW_CASE_(SUF, 6)                                                             \
 		default:                                                                            \
 			if (RT_PW_NR_##SUF > 6)                                                         \
-				rt_pw_wider_##SUF(nr, nv, cnt, g, x, xp, bias, v0, v1);                          \
+				rt_pw_wider_##SUF(nr, nv, cnt, g, x, xp, bias, v0, v1);                     \
 		}                                                                                   \
 	}
-#define RT_PW_WIDER_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)     \
-	static RT_PW_ATTR_##SUF void rt_pw_wider_##SUF(                                        \
-	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,   \
-	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)       \
+#define RT_PW_WIDER_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)    \
+	static RT_PW_ATTR_##SUF void rt_pw_wider_##SUF(                                         \
+	    int nr, int nv, int cnt, const struct rt_pw_geom_ *g, const float *x, size_t xp,    \
+	    const float *bias, const struct rt_pw_vec_ *v0, const struct rt_pw_vec_ *v1)        \
 	{                                                                                       \
 		switch (RT_PW_NR_##SUF > 6 ? nr : 0) {                                              \
 			RT_PW_CASE_(SUF, 7)                                                             \
@@ -586,24 +586,24 @@ RT_SIMD_EACH(RT_PW_DISPATCH_)
  * rt_pw_tile_avx512 computes it. */
 #define RT_PH_BC2_(p) _mm512_castpd_ps(_mm512_broadcastsd_pd(_mm_castsi128_pd(              \
 	_mm_loadl_epi64((const __m128i *)(const void *)(p)))))
-#define RT_PH_PAIR_(J)                                                                       \
+#define RT_PH_PAIR_(J)                                                                      \
 	if (nr > J) {                                                                           \
 		const float *xj = x0 + (J) * xp;                                                    \
-		const __m512 x2 = RT_PH_BC2_(xj); /* x[c], x[c+1], x[c], ... */                      \
+		const __m512 x2 = RT_PH_BC2_(xj); /* x[c], x[c+1], x[c], ... */                     \
 		if (nf) {                                                                           \
 			a##J = _mm512_fmadd_ps(_mm512_set1_ps(xj[0]), wa, a##J);                        \
 			a##J = _mm512_fmadd_ps(_mm512_movehdup_ps(x2), wb1, a##J);                      \
 		}                                                                                   \
 		h##J = _mm512_fmadd_ps(x2, wh2, h##J);                                              \
 	}
-#define RT_PH_ODD_(J)                                                                        \
+#define RT_PH_ODD_(J)                                                                       \
 	if (nr > J) {                                                                           \
 		const __m512 xv = _mm512_set1_ps(x0[(J) * xp]);                                     \
 		if (nf) a##J = _mm512_fmadd_ps(xv, wa, a##J);                                       \
 		h##J = _mm512_mask3_fmadd_ps(xv, wh2, h##J, 0x5555);                                \
 	}
-#define RT_PH_SUM_(J)                                                                        \
-	h##J = _mm512_add_ps(_mm512_maskz_permutexvar_ps(0x00ff, ie, h##J),                      \
+#define RT_PH_SUM_(J)                                                                       \
+	h##J = _mm512_add_ps(_mm512_maskz_permutexvar_ps(0x00ff, ie, h##J),                     \
 	                     _mm512_maskz_permutexvar_ps(0x00ff, io, h##J));
 static inline __attribute__((always_inline)) RT_PW_ATTR_avx512 void rt_pw_half_avx512(
     int nr, int nf, const struct rt_pw_geom_ *g, const float *x, size_t xp,
@@ -663,7 +663,7 @@ static inline __attribute__((always_inline)) RT_PW_ATTR_avx512 void rt_pw_half_a
 		rt_pw_out_avx512(nr, g, vf, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11);
 	rt_pw_out_avx512(nr, g, vh, h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, h10, h11);
 }
-#define RT_PH_CASE_(N)                                                                       \
+#define RT_PH_CASE_(N)                                                                      \
 	case N:                                                                                 \
 		if (nf)                                                                             \
 			rt_pw_half_avx512(N, 1, g, x, xp, bias, &uf, &uh, wh);                          \
