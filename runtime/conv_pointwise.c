@@ -199,6 +199,14 @@ struct rt_pw_vec_ {
 	struct rt_pw_pf_ *pf; /* in/out (vector 0's): the next pair's weights, or NULL */
 };
 
+/* The vector's output and residual nd floats further on (the next tile's). */
+static inline __attribute__((always_inline)) void rt_pw_step_(struct rt_pw_vec_ *u, size_t nd)
+{
+	u->y += nd;
+	if (u->r)
+		u->r += nd;
+}
+
 /* Stores one vector of the tile lane by lane: y = act(t + r) with the
  * residual r if v->r and the activation if `act`; only the valid lanes, the
  * rest zeroed in blocked layouts and left alone in HWC. */
@@ -238,14 +246,6 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 		if (nr > 10) STORE(t + 10 * VL, c10);                                               \
 		if (nr > 11) STORE(t + 11 * VL, c11);                                               \
 	} while (0)
-/* The store of one output channel vector of a tile, c0..c(nr-1) its nr
- * pixels' sums (bias included): y = act(c + r). The residual is added and
- * ReLU or Clip applied in registers, so the result equals bit for bit the
- * conv followed by runtime/residual.c's pass (the same float add, then the
- * same max/min). A partial vector (the last channels of an HWC row or of a
- * block) reads and writes only its valid lanes with masked loads and stores
- * (blocked layouts store the other lanes as 0); the other activations, and
- * partial vectors on ISAs without masks, go lane by lane (rt_pw_fix_). */
 /* The stores and residual loads of one output channel vector, one function
  * per kind so that a tile picks the kind once for all its pixels: plain (all
  * lanes valid), zero-masked (blocked layouts: the lanes past M stored as 0)
@@ -280,39 +280,34 @@ static inline void rt_pw_fix_(const struct rt_pw_geom_ *g, const struct rt_pw_ve
 		return ADD(c, RT_PW_MLOAD_##SUF(r, n));                                             \
 	}
 RT_SIMD_EACH(RT_PW_ST_)
-/* F(y of pixel k, valid lanes, ck) for the tile's pixels k < nr (in
- * rt_pw_out_: v, yp, nr and c0..c11 in scope) */
-#define RT_PW_EACH_ST_(F)                                                                   \
+/* S(F, k, ck) for the tile's pixels k < nr (in rt_pw_out_: nr, c0..c11 in
+ * scope), S one of the two below */
+#define RT_PW_EACH_(S, F)                                                                   \
 	do {                                                                                    \
-		F(v->y, v->valid, c0);                                                              \
-		if (nr > 1) F(v->y + yp, v->valid, c1);                                             \
-		if (nr > 2) F(v->y + 2 * yp, v->valid, c2);                                         \
-		if (nr > 3) F(v->y + 3 * yp, v->valid, c3);                                         \
-		if (nr > 4) F(v->y + 4 * yp, v->valid, c4);                                         \
-		if (nr > 5) F(v->y + 5 * yp, v->valid, c5);                                         \
-		if (nr > 6) F(v->y + 6 * yp, v->valid, c6);                                         \
-		if (nr > 7) F(v->y + 7 * yp, v->valid, c7);                                         \
-		if (nr > 8) F(v->y + 8 * yp, v->valid, c8);                                         \
-		if (nr > 9) F(v->y + 9 * yp, v->valid, c9);                                         \
-		if (nr > 10) F(v->y + 10 * yp, v->valid, c10);                                      \
-		if (nr > 11) F(v->y + 11 * yp, v->valid, c11);                                      \
+		S(F, 0, c0);                                                                        \
+		if (nr > 1) S(F, 1, c1);                                                            \
+		if (nr > 2) S(F, 2, c2);                                                            \
+		if (nr > 3) S(F, 3, c3);                                                            \
+		if (nr > 4) S(F, 4, c4);                                                            \
+		if (nr > 5) S(F, 5, c5);                                                            \
+		if (nr > 6) S(F, 6, c6);                                                            \
+		if (nr > 7) S(F, 7, c7);                                                            \
+		if (nr > 8) S(F, 8, c8);                                                            \
+		if (nr > 9) S(F, 9, c9);                                                            \
+		if (nr > 10) S(F, 10, c10);                                                         \
+		if (nr > 11) S(F, 11, c11);                                                         \
 	} while (0)
-/* ck = F(ck, the residual of pixel k, valid lanes) */
-#define RT_PW_EACH_RES_(F)                                                                  \
-	do {                                                                                    \
-		c0 = F(c0, v->r, v->valid);                                                         \
-		if (nr > 1) c1 = F(c1, v->r + yp, v->valid);                                        \
-		if (nr > 2) c2 = F(c2, v->r + 2 * yp, v->valid);                                    \
-		if (nr > 3) c3 = F(c3, v->r + 3 * yp, v->valid);                                    \
-		if (nr > 4) c4 = F(c4, v->r + 4 * yp, v->valid);                                    \
-		if (nr > 5) c5 = F(c5, v->r + 5 * yp, v->valid);                                    \
-		if (nr > 6) c6 = F(c6, v->r + 6 * yp, v->valid);                                    \
-		if (nr > 7) c7 = F(c7, v->r + 7 * yp, v->valid);                                    \
-		if (nr > 8) c8 = F(c8, v->r + 8 * yp, v->valid);                                    \
-		if (nr > 9) c9 = F(c9, v->r + 9 * yp, v->valid);                                    \
-		if (nr > 10) c10 = F(c10, v->r + 10 * yp, v->valid);                                \
-		if (nr > 11) c11 = F(c11, v->r + 11 * yp, v->valid);                                \
-	} while (0)
+/* pixel k's store through F (rt_pw_st?_), and its residual added (rt_pw_ad?_) */
+#define RT_PW_ST1_(F, k, c) F(v->y + (k) * yp, v->valid, c)
+#define RT_PW_RES1_(F, k, c) (c = F(c, v->r + (k) * yp, v->valid))
+/* The store of one output channel vector of a tile, c0..c(nr-1) its nr
+ * pixels' sums (bias included): y = act(c + r). The residual is added and
+ * ReLU or Clip applied in registers, so the result equals bit for bit the
+ * conv followed by runtime/residual.c's pass (the same float add, then the
+ * same max/min). A partial vector (the last channels of an HWC row or of a
+ * block) reads and writes only its valid lanes with masked loads and stores
+ * (blocked layouts store the other lanes as 0); the other activations, and
+ * partial vectors on ISAs without masks, go lane by lane (rt_pw_fix_). */
 #define RT_PW_OUT_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, ADD, SUB, MUL, MAX, MIN)      \
 	static inline __attribute__((always_inline)) RT_PW_ATTR_##SUF void rt_pw_out_##SUF(     \
 	    int nr, const struct rt_pw_geom_ *g, const struct rt_pw_vec_ *v, V c0, V c1, V c2,  \
@@ -323,9 +318,9 @@ RT_SIMD_EACH(RT_PW_ST_)
 		float t[12 * VL]; /* the vector's values, [nr][VL], for rt_pw_fix_ */               \
 		if (full || RT_PW_MASKED_##SUF) {                                                   \
 			if (v->r && full)                                                               \
-				RT_PW_EACH_RES_(rt_pw_adp_##SUF);                                           \
+				RT_PW_EACH_(RT_PW_RES1_, rt_pw_adp_##SUF);                                           \
 			else if (v->r)                                                                  \
-				RT_PW_EACH_RES_(rt_pw_adm_##SUF);                                           \
+				RT_PW_EACH_(RT_PW_RES1_, rt_pw_adm_##SUF);                                           \
 			if (g->act == RT_ACT_RELU || g->act == RT_ACT_CLIP) {                           \
 				const V lo = g->act == RT_ACT_RELU ? ZERO : SET1(g->alpha);                 \
 				c0 = MAX(c0, lo), c1 = MAX(c1, lo), c2 = MAX(c2, lo), c3 = MAX(c3, lo);     \
@@ -346,11 +341,11 @@ RT_SIMD_EACH(RT_PW_ST_)
 				return;                                                                     \
 			}                                                                               \
 			if (full)                                                                       \
-				RT_PW_EACH_ST_(rt_pw_stp_##SUF);                                            \
+				RT_PW_EACH_(RT_PW_ST1_, rt_pw_stp_##SUF);                                            \
 			else if (g->bs)                                                                 \
-				RT_PW_EACH_ST_(rt_pw_stz_##SUF);                                            \
+				RT_PW_EACH_(RT_PW_ST1_, rt_pw_stz_##SUF);                                            \
 			else                                                                            \
-				RT_PW_EACH_ST_(rt_pw_stm_##SUF);                                            \
+				RT_PW_EACH_(RT_PW_ST1_, rt_pw_stm_##SUF);                                            \
 			return;                                                                         \
 		}                                                                                   \
 		RT_PW_SPILL_(STORE, VL); /* partial, no masks: residual and activation by lane */   \
@@ -376,7 +371,7 @@ RT_SIMD_EACH(RT_PW_OUT_)
 		/* the tile's residual and output lines, a plane or a row apart where the     */    \
 		/* hardware prefetchers do not look: into L2 while the sum over C runs, if   */     \
 		/* that is long enough (RT_PW_OPF_)                                           */    \
-		for (int j = 0; j < (RT_PW_OPF_##SUF(g->C) ? nr : 0); j++) {                        \
+		for (int j = 0; RT_PW_OPF_##SUF(g->C) && j < nr; j++) {                             \
 			const size_t o = (size_t)j * g->ypix;                                           \
 			if (v0->r) RT_PW_PREFETCH2_##SUF(v0->r + o);                                    \
 			RT_PW_PREFETCH2_##SUF(v0->y + o);                                               \
@@ -497,9 +492,8 @@ RT_SIMD_EACH(RT_PW_TILE_)
 				for (int k = 0; k < w; k++)                                                 \
 					rt_pw_pf_tile_(u0.pf);                                                  \
 			rt_pw_tile_##SUF(w * nr, nv, g, x, xp, bias, &u0, &u1);                         \
-			u0.y += dy, u1.y += dy;                                                         \
-			if (u0.r) u0.r += dy;                                                           \
-			if (u1.r) u1.r += dy;                                                           \
+			rt_pw_step_(&u0, dy);                                                           \
+			rt_pw_step_(&u1, dy);                                                           \
 		}                                                                                   \
 		if (i < cnt) { /* one tile left of a doubled run */                                 \
 			if (u0.pf)                                                                      \
@@ -621,7 +615,7 @@ static inline __attribute__((always_inline)) RT_PW_ATTR_avx512 void rt_pw_half_a
 	__m512 h0 = bzh, h1 = bzh, h2 = bzh, h3 = bzh, h4 = bzh, h5 = bzh;
 	__m512 h6 = bzh, h7 = bzh, h8 = bzh, h9 = bzh, h10 = bzh, h11 = bzh;
 	const float *wf = vf->w; /* read only when nf */
-	for (int j = 0; j < (RT_PW_OPF_avx512(g->C) ? nr : 0); j++) {
+	for (int j = 0; RT_PW_OPF_avx512(g->C) && j < nr; j++) {
 		const size_t o = (size_t)j * g->ypix;
 		if (vh->r) RT_PW_PREFETCH2_avx512(vh->r + o);
 		RT_PW_PREFETCH2_avx512(vh->y + o);
@@ -688,9 +682,8 @@ static RT_PW_ATTR_avx512 void rt_pw_hrun_avx512(int nr, int nf, int cnt,
 			RT_PH_CASE_(9) RT_PH_CASE_(10) RT_PH_CASE_(11) RT_PH_CASE_(12)
 		default: break;
 		}
-		uf.y += dy, uh.y += dy;
-		if (uf.r) uf.r += dy;
-		if (uh.r) uh.r += dy;
+		rt_pw_step_(&uf, dy);
+		rt_pw_step_(&uh, dy);
 	}
 }
 #endif
