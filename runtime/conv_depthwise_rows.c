@@ -444,17 +444,24 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 		}                                                                                   \
 	}
 
-/* One output vector of a tile whose activation has no vector form
- * (RT_DWR_EPI_ applies the others): stored, then the activation applied in
- * place to its `on` valid lanes. */
+/* One output vector stored under the mask ko: with `full` the lanes past
+ * it written as zero (a block's padding channels), else left alone. */
 #define RT_DWR_STORE_(X, VL)                                                                \
-	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_st_##X(                         \
-	    const struct rt_conv2d *p, float *y, rt_dwr_v_##X v, rt_dwr_k_##X ko, int on, int full) \
+	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_stm_##X(                        \
+	    float *y, rt_dwr_v_##X v, rt_dwr_k_##X ko, int full)                                 \
 	{                                                                                       \
 		if (full)                                                                           \
 			rt_dwr_storez_##X(y, ko, v);                                                    \
 		else                                                                                \
 			rt_dwr_storek_##X(y, ko, v);                                                    \
+	}                                                                                       \
+	/* one output vector of a tile whose activation has no vector form       */         \
+	/* (RT_DWR_EPI_ applies the others): stored, then the activation applied */         \
+	/* in place to its `on` valid lanes                                       */        \
+	static inline RT_DWR_INLINE_ RT_DWR_ATTR_##X void rt_dwr_st_##X(                         \
+	    const struct rt_conv2d *p, float *y, rt_dwr_v_##X v, rt_dwr_k_##X ko, int on, int full) \
+	{                                                                                       \
+		rt_dwr_stm_##X(y, v, ko, full);                                                     \
 		for (int l = 0; l < on; l++)                                                        \
 			y[l] = rt_act_apply(p->act, p->alpha, p->beta, y[l]);                           \
 	}
@@ -517,12 +524,8 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
 		} else if (st_) {                                                                   \
 			RT_DWR_UNROLL_                                                                  \
 			for (int t = 0; t < T; t++)                                                     \
-				if (t < np) {                                                               \
-					if (full)                                                               \
-						rt_dwr_storez_##X(y + (size_t)t * ys, ko, a[t]);                    \
-					else                                                                    \
-						rt_dwr_storek_##X(y + (size_t)t * ys, ko, a[t]);                    \
-				}                                                                           \
+				if (t < np)                                                                 \
+					rt_dwr_stm_##X(y + (size_t)t * ys, a[t], ko, full);                     \
 		}                                                                                   \
 	} while (0)
 
