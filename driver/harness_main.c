@@ -437,10 +437,15 @@ static void time_group(struct timing *g, int n, int i0, int max_runs, double bud
 	free(ws);
 }
 
-/* Whether cases a and b are rows of one layer (timed as a group). */
-static int same_layer(const struct hcase *a, const struct hcase *b)
+/* The rows of one layer (one kind and key) from case i on: how many
+ * consecutive cases time_group takes together. */
+static int group_len(int i)
 {
-	return strcmp(a->kind, b->kind) == 0 && strcmp(a->key, b->key) == 0;
+	int n = 1;
+	while (i + n < n_cases && strcmp(cases[i].kind, cases[i + n].kind) == 0 &&
+	       strcmp(cases[i].key, cases[i + n].key) == 0)
+		n++;
+	return n;
 }
 
 /* Progress on stderr: a bar redrawn in place on a terminal, a plain line per
@@ -556,8 +561,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < n_cases; i++)
 		total_est += cases[i].estimate_us;
 	/* the largest group's state */
-	for (i = 0, n = 0; i < n_cases; i++) {
-		n = i > 0 && same_layer(&cases[i - 1], &cases[i]) ? n + 1 : 1;
+	for (i = 0; i < n_cases; i += n) {
+		n = group_len(i);
 		largest = n > largest ? n : largest;
 	}
 	group = (struct timing *)malloc((size_t)largest * sizeof *group);
@@ -569,9 +574,7 @@ int main(int argc, char **argv)
 	start = now_us();
 	for (i = 0; i < n_cases;) {
 		int k;
-		n = 1;
-		while (i + n < n_cases && same_layer(&cases[i], &cases[i + n]))
-			n++;
+		n = group_len(i);
 		for (k = 0; k < n; k++) {
 			group[k].c = &cases[i + k];
 			group[k].t = samples + (size_t)k * max_runs;
