@@ -40,11 +40,19 @@
  *   - HWC, AVX-512: a tile's footprint is a set of 16-channel vectors, so the
  *     transform runs with lanes = channels, then 16 x 16 transposes turn
  *     (tile, channel) blocks into V's (channel, tile) order (and M's back);
- *   - AVX2 gathers (masked) and stores lane by lane; C loops over lanes.
+ *   - rows contiguous, AVX2, tiles 1, 2 or 4 columns wide: lane t of
+ *     footprint column j is again element mw t + j of the row segment,
+ *     read with masked loads and deinterleaved by shuffles within 128-bit
+ *     halves; the output interleaves back the same way and stores whole
+ *     row segments. Both transforms go channel by channel over the block;
+ *   - other AVX2 cases gather (masked) and store lane by lane; C loops over
+ *     lanes.
  * The 1-D matrices are applied with their common subexpressions written out
- * (AVX-512, rt_wino_bt1_avx512 and rt_wino_at1_avx512), else as short sparse
- * sums of multiply-adds read from the tables. SIMD is enabled per function
- * with target attributes; the C path compiles everywhere. */
+ * (rt_wino_bt1_ and rt_wino_at1_, one template for AVX-512 and AVX2), else
+ * as short sparse sums of multiply-adds read from the tables. Each point's
+ * matrix of V and M ends with a cache line of padding (rt_wino_point). SIMD
+ * is enabled per function with target attributes; the C path compiles
+ * everywhere. */
 #include "runtime/rt_types.h"
 #include "runtime/sgemm.h"
 
@@ -68,6 +76,7 @@ struct rt_wino_plan {
 	int tw;                   /* tiles per output row */
 	int cg, mg;               /* input and output channels per group */
 	int tb;                   /* most tiles in a block (row stride of V and M) */
+	size_t vxs, mxs;          /* floats from one point to the next in V and M (rt_wino_point) */
 	int H, W, oH, oW, padT, padL;
 	int xcs, xrs, xps;        /* input strides in floats: channel, row, column */
 	int ycs, yrs, yps;        /* output strides */
@@ -208,7 +217,7 @@ static inline void rt_wino_lane_tables(struct rt_wino_plan *pl)
 static inline void rt_wino_in_c(const struct rt_wino_plan *pl,
                                 const float *x, /* channel 0 of the group, input layout */
                                 int ty, int tx0, int nl,
-                                float *v) /* V at the lane group: (xi, c, l) at v[(xi*cg + c)*tb + l] */
+                                float *v) /* V at the lane group: (xi, c, l) at v[xi*vxs + c*tb + l] */
 {
 	float d[64][4], t[64][4]; /* footprint [ah][aw] and B_h^T d, per lane */
 	const int ah = pl->ah, aw = pl->aw;
@@ -232,7 +241,7 @@ static inline void rt_wino_in_c(const struct rt_wino_plan *pl,
 				}
 		for (int k = 0; k < ah; k++)
 			for (int j = 0; j < aw; j++) {
-				float *vo = v + ((size_t)(k * aw + j) * pl->cg + c) * pl->tb;
+				float *vo = v + (size_t)(k * aw + j) * pl->vxs + (size_t)c * pl->tb;
 				for (int l = 0; l < nl; l++) {
 					float s = 0.0f;
 					for (int q = 0; q < pl->bw.n[j]; q++)
@@ -244,7 +253,7 @@ static inline void rt_wino_in_c(const struct rt_wino_plan *pl,
 }
 
 static inline void rt_wino_out_c(const struct rt_wino_plan *pl,
-                                 const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                                 const float *mb, /* M at the lane group: (xi, m, l) at mb[xi*mxs + m*tb + l] */
                                  const float *bias, /* [mg] or NULL */
                                  float *y, /* channel 0 of the group, output layout */
                                  int ty, int tx0, int nl)
@@ -260,7 +269,7 @@ static inline void rt_wino_out_c(const struct rt_wino_plan *pl,
 					float s = 0.0f;
 					for (int q = 0; q < pl->oh.n[i]; q++)
 						s += pl->oh.c[i][q] *
-						     mb[((size_t)(pl->oh.idx[i][q] * aw + j) * pl->mg + m) * pl->tb + l];
+						     mb[(size_t)(pl->oh.idx[i][q] * aw + j) * pl->mxs + (size_t)m * pl->tb + l];
 					u[i * aw + j][l] = s;
 				}
 		for (int i = 0; i < pl->mh && oy + i < pl->oH; i++)
@@ -275,33 +284,395 @@ static inline void rt_wino_out_c(const struct rt_wino_plan *pl,
 	}
 }
 
-/* ---- AVX2: up to 8 lanes, masked gathers --------------------------------- */
+/* ---- the transforms over vectors, one template for AVX-512 and AVX2 ---- */
+
+/* RT_WINO_VEC_(SUF, ...) defines, for one ISA (V: VL floats; the lane-wise
+ * operations by name), the 1-D transforms rt_wino_bt1_SUF and
+ * rt_wino_at1_SUF and the 2-D ones rt_wino_bt_SUF and rt_wino_at_SUF. Every
+ * lane is one tile (or one channel), so the ISAs differ only in width. */
+#define RT_WINO_VEC_(SUF, ATTR, V, VL, ZERO, LOADU, STOREU, SET1, ADD, SUB, MUL, MAX, FMADD, FNMADD, FMSUB) \
+/* One 1-D input transform B^T along a line of vectors d[0], d[ds], ...                                    \
+ * into r[0], r[rs], ..., written out with the common subexpressions of                                    \
+ * each matrix (Lavin & Gray's F(4,3) and F(6,3) as in the tables); 0 when                                 \
+ * the algorithm has no such form here (then the sparse sums do it). */                                    \
+ATTR static inline int                                                                                     \
+rt_wino_bt1_##SUF(int id, const V *d, int ds, V *r, int rs)                                                \
+{                                                                                                          \
+	const V d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds];                                     \
+	if (id == 0) {                                                                                     \
+		r[0] = d0;                                                                                 \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	if (id == 1) { /* alpha 4 */                                                                       \
+		r[0] = SUB(d0, d2);                                                                        \
+		r[rs] = ADD(d1, d2);                                                                       \
+		r[2 * rs] = SUB(d2, d1);                                                                   \
+		r[3 * rs] = SUB(d1, d3);                                                                   \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	if (id == 2 || id == 4) { /* alpha 6: points 0, +-1, +-2, inf */                                   \
+		const V d4 = d[4 * ds], d5 = d[5 * ds];                                                    \
+		const V four = SET1(4.0f), five = SET1(5.0f);                                              \
+		const V two = SET1(2.0f);                                                                  \
+		const V a = FNMADD(four, d2, d4), b = FNMADD(four, d1, d3);                                \
+		const V c = SUB(d4, d2), e = SUB(d3, d1);                                                  \
+		r[0] = FMADD(four, d0, FNMADD(five, d2, d4));                                              \
+		r[rs] = ADD(a, b);                                                                         \
+		r[2 * rs] = SUB(a, b);                                                                     \
+		r[3 * rs] = FMADD(two, e, c);                                                              \
+		r[4 * rs] = FNMADD(two, e, c);                                                             \
+		r[5 * rs] = FMADD(four, d1, FNMADD(five, d3, d5));                                         \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	if (id == 5) { /* alpha 7: points 0, +-1, +-2, 1/2, inf (no symmetry to share) */                  \
+		const V d4 = d[4 * ds], d5 = d[5 * ds], d6 = d[6 * ds];                                    \
+		const V k2 = SET1(2.0f), k3 = SET1(3.0f);                                                  \
+		const V k4 = SET1(4.0f), k5 = SET1(5.0f);                                                  \
+		const V k8 = SET1(8.0f);                                                                   \
+		/* 4 d0 - 8 d1 - 5 d2 + 10 d3 + d4 - 2 d5 */                                               \
+		r[0] = FMADD(k4, d0, FNMADD(k8, d1, FNMADD(k5, d2,                                         \
+		       FMADD(SET1(10.0f), d3, FNMADD(k2, d5, d4)))));                                      \
+		/* 4 (d1 - d2) - 9 d3 + d4 + 2 d5 */                                                       \
+		r[rs] = FMADD(k4, SUB(d1, d2),                                                             \
+		        FNMADD(SET1(9.0f), d3, FMADD(k2, d5, d4)));                                        \
+		/* 4 d1 - 12 d2 + 7 d3 + 3 d4 - 2 d5 */                                                    \
+		r[2 * rs] = FMADD(k4, d1, FNMADD(SET1(12.0f), d2,                                          \
+		            FMADD(SET1(7.0f), d3, FMADD(k3, d4,                                            \
+		            MUL(SET1(-2.0f), d5)))));                                                      \
+		/* 2 (d1 + d5) + 3 (d4 - d2) - 4 d3 */                                                     \
+		r[3 * rs] = FMADD(k2, ADD(d1, d5),                                                         \
+		            FNMADD(k4, d3, MUL(k3, SUB(d4, d2))));                                         \
+		/* 2 (d1 - d5) + 5 (d4 - d2) */                                                            \
+		r[4 * rs] = FMADD(k2, SUB(d1, d5), MUL(k5, SUB(d4, d2)));                                  \
+		/* 4 d1 - 5 d3 + d5 */                                                                     \
+		r[5 * rs] = FMADD(k4, d1, FNMADD(k5, d3, d5));                                             \
+		/* -4 d1 + 8 d2 + 5 d3 - 10 d4 - d5 + 2 d6 */                                              \
+		r[6 * rs] = FNMADD(k4, d1, FMADD(k8, d2, FMADD(k5, d3,                                     \
+		            FNMADD(SET1(10.0f), d4, FMSUB(k2, d6, d5)))));                                 \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	if (id == 3 || id == 6) { /* alpha 8: points 0, +-1, +-2, +-1/2, inf */                            \
+		const V d4 = d[4 * ds], d5 = d[5 * ds], d6 = d[6 * ds], d7 = d[7 * ds];                    \
+		const V k525 = SET1(5.25f), k425 = SET1(4.25f);                                            \
+		const V m25d3 = MUL(SET1(-2.5f), d3);                                                      \
+		r[0] = FMADD(k525, SUB(d4, d2), SUB(d0, d6));                                              \
+		r[7 * rs] = FMADD(k525, SUB(d3, d5), SUB(d7, d1));                                         \
+		V a = FNMADD(k425, d4, ADD(d2, d6));                                                       \
+		V b = FNMADD(k425, d3, ADD(d1, d5));                                                       \
+		r[rs] = ADD(a, b);                                                                         \
+		r[2 * rs] = SUB(a, b);                                                                     \
+		a = FMADD(SET1(0.25f), d2,                                                                 \
+		                    FNMADD(SET1(1.25f), d4, d6));                                          \
+		b = FMADD(SET1(0.5f), d1,                                                                  \
+		                    FMADD(SET1(2.0f), d5, m25d3));                                         \
+		r[3 * rs] = ADD(a, b);                                                                     \
+		r[4 * rs] = SUB(a, b);                                                                     \
+		a = FMADD(SET1(4.0f), d2, FNMADD(SET1(5.0f), d4, d6));                                     \
+		b = FMADD(SET1(2.0f), d1, FMADD(SET1(0.5f), d5, m25d3));                                   \
+		r[5 * rs] = ADD(a, b);                                                                     \
+		r[6 * rs] = SUB(a, b);                                                                     \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	return 0;                                                                                          \
+}                                                                                                          \
+                                                                                                           \
+/* One 1-D output transform A^T along s[0], s[ss], ... into o[0], o[os], ...                               \
+ * (0 when the sparse sums have to do it). */                                                              \
+ATTR static inline int                                                                                     \
+rt_wino_at1_##SUF(int id, const V *s, int ss, V *o, int os)                                                \
+{                                                                                                          \
+	const V s0 = s[0];                                                                                 \
+	if (id == 0) {                                                                                     \
+		o[0] = s0;                                                                                 \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	const V s1 = s[ss], s2 = s[2 * ss], s3 = s[3 * ss];                                                \
+	if (id == 1) { /* F(2,3) */                                                                        \
+		o[0] = ADD(ADD(s0, s1), s2);                                                               \
+		o[os] = SUB(SUB(s1, s2), s3);                                                              \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	const V p1 = ADD(s1, s2), q1 = SUB(s1, s2);                                                        \
+	if (id == 2 || id == 4) { /* F(4,3), F(2,5): alpha 6 */                                            \
+		const V s4 = s[4 * ss], s5 = s[5 * ss];                                                    \
+		const V p2 = ADD(s3, s4), q2 = SUB(s3, s4);                                                \
+		o[0] = ADD(ADD(s0, p1), p2);                                                               \
+		if (id == 4) {                                                                             \
+			o[os] = ADD(FMADD(SET1(2.0f), q2, q1), s5);                                        \
+			return 1;                                                                          \
+		}                                                                                          \
+		o[os] = FMADD(SET1(2.0f), q2, q1);                                                         \
+		o[2 * os] = FMADD(SET1(4.0f), p2, p1);                                                     \
+		o[3 * os] = ADD(FMADD(SET1(8.0f), q2, q1), s5);                                            \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	if (id == 5) { /* F(3,5): alpha 7 */                                                               \
+		const V s4 = s[4 * ss], s5 = s[5 * ss], s6 = s[6 * ss];                                    \
+		const V p2 = ADD(s3, s4), q2 = SUB(s3, s4);                                                \
+		o[0] = ADD(ADD(s0, p1), ADD(p2, s5));                                                      \
+		o[os] = FMADD(SET1(0.5f), s5, FMADD(SET1(2.0f), q2, q1));                                  \
+		o[2 * os] = ADD(FMADD(SET1(0.25f), s5,                                                     \
+		                                          FMADD(SET1(4.0f), p2, p1)),                      \
+		                          s6);                                                             \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	if (id == 3 || id == 6) { /* F(6,3), F(4,5): alpha 8 */                                            \
+		const V s4 = s[4 * ss], s5 = s[5 * ss], s6 = s[6 * ss], s7 = s[7 * ss];                    \
+		const V p2 = ADD(s3, s4), q2 = SUB(s3, s4);                                                \
+		const V p3 = ADD(s5, s6), q3 = SUB(s5, s6);                                                \
+		o[0] = ADD(ADD(s0, p1), ADD(p2, p3));                                                      \
+		o[os] = FMADD(SET1(0.5f), q3,                                                              \
+		                        FMADD(SET1(2.0f), q2, q1));                                        \
+		o[2 * os] = FMADD(SET1(0.25f), p3,                                                         \
+		                            FMADD(SET1(4.0f), p2, p1));                                    \
+		const V o3 = FMADD(SET1(0.125f), q3,                                                       \
+		                                  FMADD(SET1(8.0f), q2, q1));                              \
+		if (id == 6) {                                                                             \
+			o[3 * os] = ADD(o3, s7);                                                           \
+			return 1;                                                                          \
+		}                                                                                          \
+		o[3 * os] = o3;                                                                            \
+		o[4 * os] = FMADD(SET1(0.0625f), p3,                                                       \
+		                            FMADD(SET1(16.0f), p2, p1));                                   \
+		o[5 * os] = ADD(FMADD(SET1(0.03125f), q3,                                                  \
+		                                          FMADD(SET1(32.0f), q2, q1)),                     \
+		                          s7);                                                             \
+		return 1;                                                                                  \
+	}                                                                                                  \
+	return 0;                                                                                          \
+}                                                                                                          \
+                                                                                                           \
+/* r = B_h^T d B_w: d, r [ah][aw] vectors, t scratch of as many */                                         \
+ATTR static inline void                                                                                    \
+rt_wino_bt_##SUF(const struct rt_wino_plan *pl, const V *d, V *t, V *r)                                    \
+{                                                                                                          \
+	const int ah = pl->ah, aw = pl->aw;                                                                \
+	for (int j = 0; j < aw; j++)                                                                       \
+		if (!rt_wino_bt1_##SUF(pl->hid, d + j, aw, t + j, aw))                                     \
+			for (int k = 0; k < ah; k++) {                                                     \
+				V s = ZERO;                                                                \
+				for (int q = 0; q < pl->bh.n[k]; q++)                                      \
+					s = FMADD(SET1(pl->bh.c[k][q]), d[pl->bh.idx[k][q] * aw + j], s);  \
+				t[k * aw + j] = s;                                                         \
+			}                                                                                  \
+	for (int k = 0; k < ah; k++)                                                                       \
+		if (!rt_wino_bt1_##SUF(pl->wid, t + k * aw, 1, r + k * aw, 1))                             \
+			for (int j = 0; j < aw; j++) {                                                     \
+				V s = ZERO;                                                                \
+				for (int q = 0; q < pl->bw.n[j]; q++)                                      \
+					s = FMADD(SET1(pl->bw.c[j][q]), t[k * aw + pl->bw.idx[j][q]], s);  \
+				r[k * aw + j] = s;                                                         \
+			}                                                                                  \
+}                                                                                                          \
+                                                                                                           \
+/* o = A_h^T s A_w + bias, then the epilogue: s [ah][aw], o [mh][mw] vectors,                              \
+ * u scratch [mh][aw] */                                                                                   \
+ATTR static inline void                                                                                    \
+rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o)                            \
+{                                                                                                          \
+	const int aw = pl->aw, mw = pl->mw;                                                                \
+	float tmp[VL];                                                                                     \
+	for (int j = 0; j < aw; j++)                                                                       \
+		if (!rt_wino_at1_##SUF(pl->hid, s + j, aw, u + j, aw))                                     \
+			for (int i = 0; i < pl->mh; i++) {                                                 \
+				V a = ZERO;                                                                \
+				for (int q = 0; q < pl->oh.n[i]; q++)                                      \
+					a = FMADD(SET1(pl->oh.c[i][q]), s[pl->oh.idx[i][q] * aw + j], a);  \
+				u[i * aw + j] = a;                                                         \
+			}                                                                                  \
+	for (int i = 0; i < pl->mh; i++)                                                                   \
+		if (!rt_wino_at1_##SUF(pl->wid, u + i * aw, 1, o + i * mw, 1))                             \
+			for (int j = 0; j < mw; j++) {                                                     \
+				V a = ZERO;                                                                \
+				for (int q = 0; q < pl->ow.n[j]; q++)                                      \
+					a = FMADD(SET1(pl->ow.c[j][q]), u[i * aw + pl->ow.idx[j][q]], a);  \
+				o[i * mw + j] = a;                                                         \
+			}                                                                                  \
+	for (int e = 0; e < pl->mh * mw; e++) {                                                            \
+		V a = ADD(o[e], bias);                                                                     \
+		if (pl->act == RT_ACT_RELU) {                                                              \
+			a = MAX(a, ZERO);                                                                  \
+		} else if (pl->act != RT_ACT_NONE) {                                                       \
+			STOREU(tmp, a);                                                                    \
+			for (int l = 0; l < VL; l++)                                                       \
+				tmp[l] = rt_act_apply(pl->act, pl->alpha, pl->beta, tmp[l]);               \
+			a = LOADU(tmp);                                                                    \
+		}                                                                                          \
+		o[e] = a;                                                                                  \
+	}                                                                                                  \
+}
+
+/* ---- AVX2: up to 8 lanes -------------------------------------------------- */
+
+/* Whether the AVX2 transforms move the tiles of a row contiguous in memory
+ * (stride 1 along W) with loads, shuffles and stores, channel by channel:
+ * tiles 1, 2 or 4 columns wide. Other tile widths and layouts go lane group
+ * by lane group, gathering and storing lane by lane. */
+static inline int rt_wino_rows_avx2(int ps, int mw)
+{
+	return ps == 1 && (mw == 1 || mw == 2 || mw == 4);
+}
+
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
 
+RT_WINO_VEC_(avx2, __attribute__((target("avx2,fma"))), __m256, 8, _mm256_setzero_ps(),
+             _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_add_ps, _mm256_sub_ps,
+             _mm256_mul_ps, _mm256_max_ps, _mm256_fmadd_ps, _mm256_fnmadd_ps, _mm256_fmsub_ps)
+
+/* Stores lanes [0, n) of v at p, n <= 8, in pieces of 4, 2 and 1 floats:
+ * AVX2's masked store is microcoded on AMD cores, and a lane group of 7
+ * tiles (a 28-wide output in F(4,3)) would pay it on every vector of V. */
+__attribute__((target("avx2"))) static inline void rt_wino_stn_avx2(float *p, __m256 v, int n)
+{
+	if (n >= 8) {
+		_mm256_storeu_ps(p, v);
+		return;
+	}
+	__m128 h = _mm256_castps256_ps128(v);
+	if (n >= 4) {
+		_mm_storeu_ps(p, h);
+		h = _mm256_extractf128_ps(v, 1);
+		p += 4;
+		n -= 4;
+	}
+	if (n >= 2) {
+		_mm_storel_pi((__m64 *)p, h);
+		h = _mm_movehl_ps(h, h);
+		p += 2;
+		n -= 2;
+	}
+	if (n)
+		_mm_store_ss(p, h);
+}
+
+/* The 4 x 4 transposes within both 128-bit halves: o[j] lane k (and 4 + k)
+ * is lane j (and 4 + j) of the k-th of a, b, c, e. */
+__attribute__((target("avx2"))) static inline void
+rt_wino_tr4_avx2(__m256 a, __m256 b, __m256 c, __m256 e, __m256 *o)
+{
+	const __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpackhi_ps(a, b);
+	const __m256 t2 = _mm256_unpacklo_ps(c, e), t3 = _mm256_unpackhi_ps(c, e);
+	o[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+	o[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+	o[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+	o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+
+/* One footprint row of a lane group, the row contiguous: d[j] lane t is
+ * element mw t + j of the row segment at row. Masked loads (cm[k], the load
+ * at offset 8 k, or 2 k when mw is 2) read zero outside the input's row;
+ * shuffles within 128-bit halves then deinterleave the tiles. */
+__attribute__((target("avx2"))) static inline void
+rt_wino_cols_avx2(const float *row, int mw, int aw, const __m256i *cm, __m256 *d)
+{
+	if (mw == 1) { /* aw is 1 */
+		d[0] = _mm256_maskload_ps(row, cm[0]);
+		return;
+	}
+	if (mw == 2) { /* column j = 2 q (+ 1): the even (odd) elements from 2 q on */
+		for (int q = 0; 2 * q < aw; q++) {
+			const __m256 lo = _mm256_maskload_ps(row + 2 * q, cm[q]);
+			const __m256 hi = _mm256_maskload_ps(row + 2 * q + 8, cm[q + 4]);
+			d[2 * q] = _mm256_castpd_ps(
+				_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0x88)), 0xD8));
+			d[2 * q + 1] = _mm256_castpd_ps(
+				_mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0xDD)), 0xD8));
+		}
+		return;
+	}
+	/* mw 4: the halves [4 t, 4 t + 4) of tiles t and t + 4 paired up, so
+	 * that one transpose gives columns 0-3 of all 8 tiles, and one of the
+	 * pairs a tile further on columns 4-7 (tile t + 1's 0-3) */
+	__m256 p[5], h[5], e[4];
+	for (int k = 0; k < 5; k++)
+		p[k] = _mm256_maskload_ps(row + 8 * k, cm[k]);
+	h[0] = _mm256_permute2f128_ps(p[0], p[2], 0x20); /* tiles 0, 4 */
+	h[1] = _mm256_permute2f128_ps(p[0], p[2], 0x31); /* 1, 5 */
+	h[2] = _mm256_permute2f128_ps(p[1], p[3], 0x20); /* 2, 6 */
+	h[3] = _mm256_permute2f128_ps(p[1], p[3], 0x31); /* 3, 7 */
+	h[4] = _mm256_permute2f128_ps(p[2], p[4], 0x20); /* 4, 8 */
+	rt_wino_tr4_avx2(h[0], h[1], h[2], h[3], d);
+	rt_wino_tr4_avx2(h[1], h[2], h[3], h[4], e);
+	for (int j = 4; j < aw; j++)
+		d[j] = e[j - 4];
+}
+
+/* The masks of a lane group's row loads (rt_wino_cols_avx2) for a row
+ * segment from column xs: lanes inside [0, W). */
+__attribute__((target("avx2"))) static inline void
+rt_wino_colmask_avx2(const struct rt_wino_plan *pl, int xs, __m256i *cm)
+{
+	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i neg1 = _mm256_set1_epi32(-1), wv = _mm256_set1_epi32(pl->W);
+	const int n = pl->mw == 2 ? 8 : pl->mw == 4 ? 5 : 1, step = pl->mw == 2 ? 2 : 8;
+	for (int k = 0; k < n; k++) {
+		const __m256i q = _mm256_add_epi32(lane, _mm256_set1_epi32(xs + step * k));
+		cm[k] = _mm256_and_si256(_mm256_cmpgt_epi32(q, neg1), _mm256_cmpgt_epi32(wv, q));
+	}
+}
+
+/* Input transform of the block's tiles [tb0, tb0 + nt), channels [c0, c1),
+ * rows contiguous (rt_wino_rows_avx2): channel by channel, the lane groups
+ * left to right, so that a channel's rows and its V rows stay in L1 while
+ * its groups go by. */
+__attribute__((target("avx2,fma"))) static inline void
+rt_wino_in_rows_avx2(const struct rt_wino_plan *pl,
+                     const float *x, /* channel 0 of the group, input layout */
+                     int tb0, int nt,
+                     float *v, /* V of the block: (xi, c, t) at v[xi*vxs + c*tb + t - tb0] */
+                     int c0, int c1)
+{
+	__m256 d[64], t[64], r[64]; /* footprint [ah][aw], B_h^T d, B_h^T d B_w */
+	__m256i cm[8];
+	const int ah = pl->ah, aw = pl->aw;
+	for (int c = c0; c < c1; c++) {
+		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
+		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
+			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
+			nl = pl->tw - tx0 < 8 ? pl->tw - tx0 : 8;
+			nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+			const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
+			rt_wino_colmask_avx2(pl, xs, cm);
+			for (int i = 0; i < ah; i++) {
+				const int iy = ys + i;
+				if (iy < 0 || iy >= pl->H) {
+					for (int j = 0; j < aw; j++)
+						d[i * aw + j] = _mm256_setzero_ps();
+					continue;
+				}
+				rt_wino_cols_avx2(xc + (ptrdiff_t)iy * pl->xrs + xs, pl->mw, aw, cm, d + i * aw);
+			}
+			rt_wino_bt_avx2(pl, d, t, r);
+			for (int e = 0; e < ah * aw; e++)
+				rt_wino_stn_avx2(v + (size_t)e * pl->vxs + (size_t)c * pl->tb + (t0 - tb0), r[e], nl);
+		}
+	}
+}
+
+/* Input transform of a lane group into V by masked gathers (any layout). */
 __attribute__((target("avx2,fma"))) static inline void
 rt_wino_in_avx2(const struct rt_wino_plan *pl,
                 const float *x, /* channel 0 of the group, input layout */
                 int ty, int tx0, int nl,
-                float *v) /* V at the lane group: (xi, c, l) at v[(xi*cg + c)*tb + l] */
+                float *v) /* V at the lane group: (xi, c, l) at v[xi*vxs + c*tb + l] */
 {
-	__m256 d[64], t[64];      /* footprint [ah][aw] and B_h^T d */
-	__m256i idx[64];          /* input offsets of the footprint's points */
-	__m256 mk[64];            /* which lanes read inside the input (sign bits) */
+	__m256 d[64], t[64], r[64]; /* footprint [ah][aw], B_h^T d, B_h^T d B_w */
+	__m256i idx[64];            /* input offsets of the footprint's points */
+	__m256 mk[64];              /* which lanes read inside the input (sign bits) */
 	const int ah = pl->ah, aw = pl->aw;
 	const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	const __m256i neg1 = _mm256_set1_epi32(-1), wv = _mm256_set1_epi32(pl->W);
 	const __m256i valid = _mm256_cmpgt_epi32(_mm256_set1_epi32(nl), lane);
 	const __m256i ix = _mm256_add_epi32(_mm256_set1_epi32(xs),
 	                                    _mm256_mullo_epi32(lane, _mm256_set1_epi32(pl->mw)));
-	const __m256i neg1 = _mm256_set1_epi32(-1);
 	for (int i = 0; i < ah; i++) {
 		const int iy = ys + i;
 		const __m256i row = iy >= 0 && iy < pl->H ? valid : _mm256_setzero_si256();
 		for (int j = 0; j < aw; j++) {
 			const __m256i q = _mm256_add_epi32(ix, _mm256_set1_epi32(j));
 			const __m256i in = _mm256_and_si256(
-				row, _mm256_and_si256(_mm256_cmpgt_epi32(q, neg1),
-				                      _mm256_cmpgt_epi32(_mm256_set1_epi32(pl->W), q)));
+				row, _mm256_and_si256(_mm256_cmpgt_epi32(q, neg1), _mm256_cmpgt_epi32(wv, q)));
 			mk[i * aw + j] = _mm256_castsi256_ps(in);
 			idx[i * aw + j] = _mm256_add_epi32(_mm256_set1_epi32(iy * pl->xrs),
 			                                   _mm256_mullo_epi32(q, _mm256_set1_epi32(pl->xps)));
@@ -311,62 +682,89 @@ rt_wino_in_avx2(const struct rt_wino_plan *pl,
 		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
 		for (int e = 0; e < ah * aw; e++)
 			d[e] = _mm256_mask_i32gather_ps(_mm256_setzero_ps(), xc, idx[e], mk[e], 4);
-		for (int k = 0; k < ah; k++)
-			for (int j = 0; j < aw; j++) {
-				__m256 s = _mm256_setzero_ps();
-				for (int q = 0; q < pl->bh.n[k]; q++)
-					s = _mm256_fmadd_ps(_mm256_set1_ps(pl->bh.c[k][q]),
-					                    d[pl->bh.idx[k][q] * aw + j], s);
-				t[k * aw + j] = s;
-			}
-		for (int k = 0; k < ah; k++)
-			for (int j = 0; j < aw; j++) {
-				__m256 s = _mm256_setzero_ps();
-				for (int q = 0; q < pl->bw.n[j]; q++)
-					s = _mm256_fmadd_ps(_mm256_set1_ps(pl->bw.c[j][q]),
-					                    t[k * aw + pl->bw.idx[j][q]], s);
-				_mm256_maskstore_ps(v + ((size_t)(k * aw + j) * pl->cg + c) * pl->tb, valid, s);
-			}
+		rt_wino_bt_avx2(pl, d, t, r);
+		for (int e = 0; e < ah * aw; e++)
+			rt_wino_stn_avx2(v + (size_t)e * pl->vxs + (size_t)c * pl->tb, r[e], nl);
 	}
 }
 
+/* Output transform of the block's tiles [tb0, tb0 + nt), output channels
+ * [m0, m1), with bias and epilogue, rows contiguous (rt_wino_rows_avx2):
+ * channel by channel, the lane groups left to right; the tiles' columns
+ * are interleaved back with shuffles and stored as whole row segments. */
+__attribute__((target("avx2,fma"))) static inline void
+rt_wino_out_rows_avx2(const struct rt_wino_plan *pl,
+                      const float *mb, /* M of the block: (xi, m, t) at mb[xi*mxs + m*tb + t - tb0] */
+                      const float *bias, /* [mg] or NULL */
+                      float *y, /* channel 0 of the group, output layout */
+                      int tb0, int nt, int m0, int m1)
+{
+	__m256 s[64], u[64], o[64], g[4]; /* M [ah][aw], A_h^T M [mh][aw], tile outputs [mh][mw] */
+	const int ah = pl->ah, aw = pl->aw, mh = pl->mh, mw = pl->mw;
+	for (int m = m0; m < m1; m++) {
+		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
+		const __m256 bm = _mm256_set1_ps(bias ? bias[m] : 0.0f);
+		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
+			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
+			nl = pl->tw - tx0 < 8 ? pl->tw - tx0 : 8;
+			nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+			const int oy = ty * mh, ox = tx0 * mw;
+			/* valid elements of each output row segment: nl tiles, clipped at oW */
+			const int nv = nl * mw < pl->oW - ox ? nl * mw : pl->oW - ox;
+			for (int e = 0; e < ah * aw; e++)
+				s[e] = _mm256_loadu_ps(mb + (size_t)e * pl->mxs + (size_t)m * pl->tb + (t0 - tb0));
+			rt_wino_at_avx2(pl, s, u, bm, o);
+			for (int i = 0; i < mh && oy + i < pl->oH; i++) {
+				const __m256 *oi = o + i * mw; /* [mw] columns, lanes = tiles */
+				float *row = ym + (size_t)(oy + i) * pl->yrs + ox; /* the tiles' row segment */
+				int n = 1;
+				if (mw == 1) {
+					g[0] = oi[0];
+				} else if (mw == 2) { /* tiles 0-3, 4-7 */
+					const __m256 lo = _mm256_unpacklo_ps(oi[0], oi[1]);
+					const __m256 hi = _mm256_unpackhi_ps(oi[0], oi[1]);
+					g[0] = _mm256_permute2f128_ps(lo, hi, 0x20);
+					g[1] = _mm256_permute2f128_ps(lo, hi, 0x31);
+					n = 2;
+				} else { /* tiles (0, 4), (1, 5), ... to 0-1, 2-3, 4-5, 6-7 */
+					__m256 q[4];
+					rt_wino_tr4_avx2(oi[0], oi[1], oi[2], oi[3], q);
+					g[0] = _mm256_permute2f128_ps(q[0], q[1], 0x20);
+					g[1] = _mm256_permute2f128_ps(q[2], q[3], 0x20);
+					g[2] = _mm256_permute2f128_ps(q[0], q[1], 0x31);
+					g[3] = _mm256_permute2f128_ps(q[2], q[3], 0x31);
+					n = 4;
+				}
+				for (int k = 0; k < n && 8 * k < nv; k++)
+					rt_wino_stn_avx2(row + 8 * k, g[k], nv - 8 * k);
+			}
+		}
+	}
+}
+
+/* Output transform of a lane group from M, with bias and epilogue, stored
+ * lane by lane (any layout). */
 __attribute__((target("avx2,fma"))) static inline void
 rt_wino_out_avx2(const struct rt_wino_plan *pl,
-                 const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                 const float *mb, /* M at the lane group: (xi, m, l) at mb[xi*mxs + m*tb + l] */
                  const float *bias, /* [mg] or NULL */
                  float *y, /* channel 0 of the group, output layout */
                  int ty, int tx0, int nl)
 {
-	__m256 s[64], u[64]; /* M [ah][aw] and A_h^T M [mh][aw] */
+	__m256 s[64], u[64], o[64]; /* M [ah][aw], A_h^T M [mh][aw], tile outputs [mh][mw] */
 	float tmp[8];
 	const int ah = pl->ah, aw = pl->aw, mh = pl->mh, mw = pl->mw;
 	const int oy = ty * mh, ox = tx0 * mw;
 	for (int m = 0; m < pl->mg; m++) {
 		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
-		const __m256 bm = _mm256_set1_ps(bias ? bias[m] : 0.0f);
 		for (int e = 0; e < ah * aw; e++)
-			s[e] = _mm256_loadu_ps(mb + ((size_t)e * pl->mg + m) * pl->tb);
-		for (int i = 0; i < mh; i++)
-			for (int j = 0; j < aw; j++) {
-				__m256 a = _mm256_setzero_ps();
-				for (int q = 0; q < pl->oh.n[i]; q++)
-					a = _mm256_fmadd_ps(_mm256_set1_ps(pl->oh.c[i][q]),
-					                    s[pl->oh.idx[i][q] * aw + j], a);
-				u[i * aw + j] = a;
-			}
+			s[e] = _mm256_loadu_ps(mb + (size_t)e * pl->mxs + (size_t)m * pl->tb);
+		rt_wino_at_avx2(pl, s, u, _mm256_set1_ps(bias ? bias[m] : 0.0f), o);
 		for (int i = 0; i < mh && oy + i < pl->oH; i++)
 			for (int j = 0; j < mw; j++) {
-				__m256 o = bm;
-				for (int q = 0; q < pl->ow.n[j]; q++)
-					o = _mm256_fmadd_ps(_mm256_set1_ps(pl->ow.c[j][q]),
-					                    u[i * aw + pl->ow.idx[j][q]], o);
-				if (pl->act == RT_ACT_RELU)
-					o = _mm256_max_ps(o, _mm256_setzero_ps());
-				_mm256_storeu_ps(tmp, o);
+				_mm256_storeu_ps(tmp, o[i * mw + j]);
 				for (int l = 0; l < nl && ox + l * mw + j < pl->oW; l++)
-					ym[(size_t)(oy + i) * pl->yrs + (size_t)(ox + l * mw + j) * pl->yps] =
-						pl->act == RT_ACT_RELU ? tmp[l] :
-						rt_act_apply(pl->act, pl->alpha, pl->beta, tmp[l]);
+					ym[(size_t)(oy + i) * pl->yrs + (size_t)(ox + l * mw + j) * pl->yps] = tmp[l];
 			}
 	}
 }
@@ -376,216 +774,9 @@ rt_wino_out_avx2(const struct rt_wino_plan *pl,
 /* ---- AVX-512: up to 16 lanes, loads and permutes ------------------------- */
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
 
-/* One 1-D input transform B^T along a line of vectors d[0], d[ds], ...
- * into r[0], r[rs], ..., written out with the common subexpressions of
- * each matrix (Lavin & Gray's F(4,3) and F(6,3) as in the tables); 0 when
- * the algorithm has no such form here (then the sparse sums do it). */
-__attribute__((target("avx512f"))) static inline int
-rt_wino_bt1_avx512(int id, const __m512 *d, int ds, __m512 *r, int rs)
-{
-	const __m512 d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds];
-	if (id == 0) {
-		r[0] = d0;
-		return 1;
-	}
-	if (id == 1) { /* alpha 4 */
-		r[0] = _mm512_sub_ps(d0, d2);
-		r[rs] = _mm512_add_ps(d1, d2);
-		r[2 * rs] = _mm512_sub_ps(d2, d1);
-		r[3 * rs] = _mm512_sub_ps(d1, d3);
-		return 1;
-	}
-	if (id == 2 || id == 4) { /* alpha 6: points 0, +-1, +-2, inf */
-		const __m512 d4 = d[4 * ds], d5 = d[5 * ds];
-		const __m512 four = _mm512_set1_ps(4.0f), five = _mm512_set1_ps(5.0f);
-		const __m512 two = _mm512_set1_ps(2.0f);
-		const __m512 a = _mm512_fnmadd_ps(four, d2, d4), b = _mm512_fnmadd_ps(four, d1, d3);
-		const __m512 c = _mm512_sub_ps(d4, d2), e = _mm512_sub_ps(d3, d1);
-		r[0] = _mm512_fmadd_ps(four, d0, _mm512_fnmadd_ps(five, d2, d4));
-		r[rs] = _mm512_add_ps(a, b);
-		r[2 * rs] = _mm512_sub_ps(a, b);
-		r[3 * rs] = _mm512_fmadd_ps(two, e, c);
-		r[4 * rs] = _mm512_fnmadd_ps(two, e, c);
-		r[5 * rs] = _mm512_fmadd_ps(four, d1, _mm512_fnmadd_ps(five, d3, d5));
-		return 1;
-	}
-	if (id == 5) { /* alpha 7: points 0, +-1, +-2, 1/2, inf (no symmetry to share) */
-		const __m512 d4 = d[4 * ds], d5 = d[5 * ds], d6 = d[6 * ds];
-		const __m512 k2 = _mm512_set1_ps(2.0f), k3 = _mm512_set1_ps(3.0f);
-		const __m512 k4 = _mm512_set1_ps(4.0f), k5 = _mm512_set1_ps(5.0f);
-		const __m512 k8 = _mm512_set1_ps(8.0f);
-		/* 4 d0 - 8 d1 - 5 d2 + 10 d3 + d4 - 2 d5 */
-		r[0] = _mm512_fmadd_ps(k4, d0, _mm512_fnmadd_ps(k8, d1, _mm512_fnmadd_ps(k5, d2,
-		       _mm512_fmadd_ps(_mm512_set1_ps(10.0f), d3, _mm512_fnmadd_ps(k2, d5, d4)))));
-		/* 4 (d1 - d2) - 9 d3 + d4 + 2 d5 */
-		r[rs] = _mm512_fmadd_ps(k4, _mm512_sub_ps(d1, d2),
-		        _mm512_fnmadd_ps(_mm512_set1_ps(9.0f), d3, _mm512_fmadd_ps(k2, d5, d4)));
-		/* 4 d1 - 12 d2 + 7 d3 + 3 d4 - 2 d5 */
-		r[2 * rs] = _mm512_fmadd_ps(k4, d1, _mm512_fnmadd_ps(_mm512_set1_ps(12.0f), d2,
-		            _mm512_fmadd_ps(_mm512_set1_ps(7.0f), d3, _mm512_fmadd_ps(k3, d4,
-		            _mm512_mul_ps(_mm512_set1_ps(-2.0f), d5)))));
-		/* 2 (d1 + d5) + 3 (d4 - d2) - 4 d3 */
-		r[3 * rs] = _mm512_fmadd_ps(k2, _mm512_add_ps(d1, d5),
-		            _mm512_fnmadd_ps(k4, d3, _mm512_mul_ps(k3, _mm512_sub_ps(d4, d2))));
-		/* 2 (d1 - d5) + 5 (d4 - d2) */
-		r[4 * rs] = _mm512_fmadd_ps(k2, _mm512_sub_ps(d1, d5), _mm512_mul_ps(k5, _mm512_sub_ps(d4, d2)));
-		/* 4 d1 - 5 d3 + d5 */
-		r[5 * rs] = _mm512_fmadd_ps(k4, d1, _mm512_fnmadd_ps(k5, d3, d5));
-		/* -4 d1 + 8 d2 + 5 d3 - 10 d4 - d5 + 2 d6 */
-		r[6 * rs] = _mm512_fnmadd_ps(k4, d1, _mm512_fmadd_ps(k8, d2, _mm512_fmadd_ps(k5, d3,
-		            _mm512_fnmadd_ps(_mm512_set1_ps(10.0f), d4, _mm512_fmsub_ps(k2, d6, d5)))));
-		return 1;
-	}
-	if (id == 3 || id == 6) { /* alpha 8: points 0, +-1, +-2, +-1/2, inf */
-		const __m512 d4 = d[4 * ds], d5 = d[5 * ds], d6 = d[6 * ds], d7 = d[7 * ds];
-		const __m512 k525 = _mm512_set1_ps(5.25f), k425 = _mm512_set1_ps(4.25f);
-		const __m512 m25d3 = _mm512_mul_ps(_mm512_set1_ps(-2.5f), d3);
-		r[0] = _mm512_fmadd_ps(k525, _mm512_sub_ps(d4, d2), _mm512_sub_ps(d0, d6));
-		r[7 * rs] = _mm512_fmadd_ps(k525, _mm512_sub_ps(d3, d5), _mm512_sub_ps(d7, d1));
-		__m512 a = _mm512_fnmadd_ps(k425, d4, _mm512_add_ps(d2, d6));
-		__m512 b = _mm512_fnmadd_ps(k425, d3, _mm512_add_ps(d1, d5));
-		r[rs] = _mm512_add_ps(a, b);
-		r[2 * rs] = _mm512_sub_ps(a, b);
-		a = _mm512_fmadd_ps(_mm512_set1_ps(0.25f), d2,
-		                    _mm512_fnmadd_ps(_mm512_set1_ps(1.25f), d4, d6));
-		b = _mm512_fmadd_ps(_mm512_set1_ps(0.5f), d1,
-		                    _mm512_fmadd_ps(_mm512_set1_ps(2.0f), d5, m25d3));
-		r[3 * rs] = _mm512_add_ps(a, b);
-		r[4 * rs] = _mm512_sub_ps(a, b);
-		a = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), d2, _mm512_fnmadd_ps(_mm512_set1_ps(5.0f), d4, d6));
-		b = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), d1, _mm512_fmadd_ps(_mm512_set1_ps(0.5f), d5, m25d3));
-		r[5 * rs] = _mm512_add_ps(a, b);
-		r[6 * rs] = _mm512_sub_ps(a, b);
-		return 1;
-	}
-	return 0;
-}
-
-/* One 1-D output transform A^T along s[0], s[ss], ... into o[0], o[os], ...
- * (0 when the sparse sums have to do it). */
-__attribute__((target("avx512f"))) static inline int
-rt_wino_at1_avx512(int id, const __m512 *s, int ss, __m512 *o, int os)
-{
-	const __m512 s0 = s[0];
-	if (id == 0) {
-		o[0] = s0;
-		return 1;
-	}
-	const __m512 s1 = s[ss], s2 = s[2 * ss], s3 = s[3 * ss];
-	if (id == 1) { /* F(2,3) */
-		o[0] = _mm512_add_ps(_mm512_add_ps(s0, s1), s2);
-		o[os] = _mm512_sub_ps(_mm512_sub_ps(s1, s2), s3);
-		return 1;
-	}
-	const __m512 p1 = _mm512_add_ps(s1, s2), q1 = _mm512_sub_ps(s1, s2);
-	if (id == 2 || id == 4) { /* F(4,3), F(2,5): alpha 6 */
-		const __m512 s4 = s[4 * ss], s5 = s[5 * ss];
-		const __m512 p2 = _mm512_add_ps(s3, s4), q2 = _mm512_sub_ps(s3, s4);
-		o[0] = _mm512_add_ps(_mm512_add_ps(s0, p1), p2);
-		if (id == 4) {
-			o[os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1), s5);
-			return 1;
-		}
-		o[os] = _mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1);
-		o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(4.0f), p2, p1);
-		o[3 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(8.0f), q2, q1), s5);
-		return 1;
-	}
-	if (id == 5) { /* F(3,5): alpha 7 */
-		const __m512 s4 = s[4 * ss], s5 = s[5 * ss], s6 = s[6 * ss];
-		const __m512 p2 = _mm512_add_ps(s3, s4), q2 = _mm512_sub_ps(s3, s4);
-		o[0] = _mm512_add_ps(_mm512_add_ps(s0, p1), _mm512_add_ps(p2, s5));
-		o[os] = _mm512_fmadd_ps(_mm512_set1_ps(0.5f), s5, _mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1));
-		o[2 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(0.25f), s5,
-		                                          _mm512_fmadd_ps(_mm512_set1_ps(4.0f), p2, p1)),
-		                          s6);
-		return 1;
-	}
-	if (id == 3 || id == 6) { /* F(6,3), F(4,5): alpha 8 */
-		const __m512 s4 = s[4 * ss], s5 = s[5 * ss], s6 = s[6 * ss], s7 = s[7 * ss];
-		const __m512 p2 = _mm512_add_ps(s3, s4), q2 = _mm512_sub_ps(s3, s4);
-		const __m512 p3 = _mm512_add_ps(s5, s6), q3 = _mm512_sub_ps(s5, s6);
-		o[0] = _mm512_add_ps(_mm512_add_ps(s0, p1), _mm512_add_ps(p2, p3));
-		o[os] = _mm512_fmadd_ps(_mm512_set1_ps(0.5f), q3,
-		                        _mm512_fmadd_ps(_mm512_set1_ps(2.0f), q2, q1));
-		o[2 * os] = _mm512_fmadd_ps(_mm512_set1_ps(0.25f), p3,
-		                            _mm512_fmadd_ps(_mm512_set1_ps(4.0f), p2, p1));
-		const __m512 o3 = _mm512_fmadd_ps(_mm512_set1_ps(0.125f), q3,
-		                                  _mm512_fmadd_ps(_mm512_set1_ps(8.0f), q2, q1));
-		if (id == 6) {
-			o[3 * os] = _mm512_add_ps(o3, s7);
-			return 1;
-		}
-		o[3 * os] = o3;
-		o[4 * os] = _mm512_fmadd_ps(_mm512_set1_ps(0.0625f), p3,
-		                            _mm512_fmadd_ps(_mm512_set1_ps(16.0f), p2, p1));
-		o[5 * os] = _mm512_add_ps(_mm512_fmadd_ps(_mm512_set1_ps(0.03125f), q3,
-		                                          _mm512_fmadd_ps(_mm512_set1_ps(32.0f), q2, q1)),
-		                          s7);
-		return 1;
-	}
-	return 0;
-}
-
-/* r = B_h^T d B_w: d, r [ah][aw] vectors, t scratch of as many */
-__attribute__((target("avx512f"))) static inline void
-rt_wino_bt_avx512(const struct rt_wino_plan *pl, const __m512 *d, __m512 *t, __m512 *r)
-{
-	const int ah = pl->ah, aw = pl->aw;
-	for (int j = 0; j < aw; j++)
-		if (!rt_wino_bt1_avx512(pl->hid, d + j, aw, t + j, aw))
-			for (int k = 0; k < ah; k++) {
-				__m512 s = _mm512_setzero_ps();
-				for (int q = 0; q < pl->bh.n[k]; q++)
-					s = _mm512_fmadd_ps(_mm512_set1_ps(pl->bh.c[k][q]), d[pl->bh.idx[k][q] * aw + j], s);
-				t[k * aw + j] = s;
-			}
-	for (int k = 0; k < ah; k++)
-		if (!rt_wino_bt1_avx512(pl->wid, t + k * aw, 1, r + k * aw, 1))
-			for (int j = 0; j < aw; j++) {
-				__m512 s = _mm512_setzero_ps();
-				for (int q = 0; q < pl->bw.n[j]; q++)
-					s = _mm512_fmadd_ps(_mm512_set1_ps(pl->bw.c[j][q]), t[k * aw + pl->bw.idx[j][q]], s);
-				r[k * aw + j] = s;
-			}
-}
-
-/* o = A_h^T s A_w + bias, then the epilogue: s [ah][aw], o [mh][mw] vectors,
- * u scratch [mh][aw] */
-__attribute__((target("avx512f"))) static inline void
-rt_wino_at_avx512(const struct rt_wino_plan *pl, const __m512 *s, __m512 *u, __m512 bias, __m512 *o)
-{
-	const int aw = pl->aw, mw = pl->mw;
-	float tmp[16];
-	for (int j = 0; j < aw; j++)
-		if (!rt_wino_at1_avx512(pl->hid, s + j, aw, u + j, aw))
-			for (int i = 0; i < pl->mh; i++) {
-				__m512 a = _mm512_setzero_ps();
-				for (int q = 0; q < pl->oh.n[i]; q++)
-					a = _mm512_fmadd_ps(_mm512_set1_ps(pl->oh.c[i][q]), s[pl->oh.idx[i][q] * aw + j], a);
-				u[i * aw + j] = a;
-			}
-	for (int i = 0; i < pl->mh; i++)
-		if (!rt_wino_at1_avx512(pl->wid, u + i * aw, 1, o + i * mw, 1))
-			for (int j = 0; j < mw; j++) {
-				__m512 a = _mm512_setzero_ps();
-				for (int q = 0; q < pl->ow.n[j]; q++)
-					a = _mm512_fmadd_ps(_mm512_set1_ps(pl->ow.c[j][q]), u[i * aw + pl->ow.idx[j][q]], a);
-				o[i * mw + j] = a;
-			}
-	for (int e = 0; e < pl->mh * mw; e++) {
-		__m512 a = _mm512_add_ps(o[e], bias);
-		if (pl->act == RT_ACT_RELU) {
-			a = _mm512_max_ps(a, _mm512_setzero_ps());
-		} else if (pl->act != RT_ACT_NONE) {
-			_mm512_storeu_ps(tmp, a);
-			for (int l = 0; l < 16; l++)
-				tmp[l] = rt_act_apply(pl->act, pl->alpha, pl->beta, tmp[l]);
-			a = _mm512_loadu_ps(tmp);
-		}
-		o[e] = a;
-	}
-}
+RT_WINO_VEC_(avx512, __attribute__((target("avx512f"))), __m512, 16, _mm512_setzero_ps(),
+             _mm512_loadu_ps, _mm512_storeu_ps, _mm512_set1_ps, _mm512_add_ps, _mm512_sub_ps,
+             _mm512_mul_ps, _mm512_max_ps, _mm512_fmadd_ps, _mm512_fnmadd_ps, _mm512_fmsub_ps)
 
 /* In-place transpose of a 16 x 16 block: r[a] lane b <-> r[b] lane a. */
 __attribute__((target("avx512f"))) static inline void rt_wino_tr16_avx512(__m512 *r)
@@ -626,7 +817,7 @@ __attribute__((target("avx512f"))) static inline void
 rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
                        const float *x, /* channel 0 of the group, input layout */
                        int tb0, int nt, /* the block's tiles */
-                       float *v, /* V of the block: (xi, c, t) at v[(xi*cg + c)*tb + t - tb0] */
+                       float *v, /* V of the block: (xi, c, t) at v[xi*vxs + c*tb + t - tb0] */
                        int c0, int c1) /* the channels to transform */
 {
 	__m512 d[64], t[64], r[64], u[8];
@@ -682,7 +873,7 @@ rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
 			}
 			rt_wino_bt_avx512(pl, d, t, r);
 			for (int e = 0; e < ah * aw; e++)
-				_mm512_mask_storeu_ps(v + ((size_t)e * pl->cg + c) * pl->tb + (t0 - tb0), vm, r[e]);
+				_mm512_mask_storeu_ps(v + (size_t)e * pl->vxs + (size_t)c * pl->tb + (t0 - tb0), vm, r[e]);
 		}
 	}
 }
@@ -693,7 +884,7 @@ __attribute__((target("avx512f"))) static inline void
 rt_wino_in_pix_avx512(const struct rt_wino_plan *pl,
                       const float *x, /* channel 0 of the group, input layout */
                       int ty, int tx0, int nl,
-                      float *v,  /* V at the lane group: (xi, c, l) at v[(xi*cg + c)*tb + l] */
+                      float *v,  /* V at the lane group: (xi, c, l) at v[xi*vxs + c*tb + l] */
                       float *st) /* stage: [ah*aw][16 tiles][16 channels] */
 {
 	__m512 d[64], t[64], r[64];
@@ -723,7 +914,7 @@ rt_wino_in_pix_avx512(const struct rt_wino_plan *pl,
 				r[l] = l < nl ? _mm512_loadu_ps(st + ((size_t)e * 16 + l) * 16) : _mm512_setzero_ps();
 			rt_wino_tr16_avx512(r);
 			for (int k = 0; k < nc; k++)
-				_mm512_mask_storeu_ps(v + ((size_t)e * pl->cg + c0 + k) * pl->tb, vm, r[k]);
+				_mm512_mask_storeu_ps(v + (size_t)e * pl->vxs + (size_t)(c0 + k) * pl->tb, vm, r[k]);
 		}
 	}
 }
@@ -731,7 +922,7 @@ rt_wino_in_pix_avx512(const struct rt_wino_plan *pl,
 /* Output transform, rows contiguous (yps == 1). */
 __attribute__((target("avx512f"))) static inline void
 rt_wino_out_rows_avx512(const struct rt_wino_plan *pl,
-                        const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                        const float *mb, /* M at the lane group: (xi, m, l) at mb[xi*mxs + m*tb + l] */
                         const float *bias, /* [mg] or NULL */
                         float *y, /* channel 0 of the group, output layout */
                         int ty, int tx0, int nl)
@@ -752,7 +943,7 @@ rt_wino_out_rows_avx512(const struct rt_wino_plan *pl,
 	for (int m = 0; m < pl->mg; m++) {
 		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
 		for (int e = 0; e < ah * aw; e++)
-			s[e] = _mm512_loadu_ps(mb + ((size_t)e * pl->mg + m) * pl->tb);
+			s[e] = _mm512_loadu_ps(mb + (size_t)e * pl->mxs + (size_t)m * pl->tb);
 		rt_wino_at_avx512(pl, s, u, _mm512_set1_ps(bias ? bias[m] : 0.0f), o);
 		for (int i = 0; i < mh && oy + i < pl->oH; i++) {
 			float *row = ym + (size_t)(oy + i) * pl->yrs + ox; /* the tiles' row segment */
@@ -777,7 +968,7 @@ rt_wino_out_rows_avx512(const struct rt_wino_plan *pl,
  * stage (lanes = channels), then each tile is transformed and stored. */
 __attribute__((target("avx512f"))) static inline void
 rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
-                       const float *mb, /* M at the lane group: (xi, m, l) at mb[(xi*mg + m)*tb + l] */
+                       const float *mb, /* M at the lane group: (xi, m, l) at mb[xi*mxs + m*tb + l] */
                        const float *bias, /* [mg] or NULL */
                        float *y,  /* channel 0 of the group, output layout */
                        int ty, int tx0, int nl,
@@ -792,7 +983,7 @@ rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
 		const __m512 bv = bias ? _mm512_maskz_loadu_ps(mmk, bias + m0) : _mm512_setzero_ps();
 		for (int e = 0; e < nxi; e++) {
 			for (int k = 0; k < 16; k++)
-				s[k] = k < nm ? _mm512_loadu_ps(mb + ((size_t)e * pl->mg + m0 + k) * pl->tb) :
+				s[k] = k < nm ? _mm512_loadu_ps(mb + (size_t)e * pl->mxs + (size_t)(m0 + k) * pl->tb) :
 				                _mm512_setzero_ps();
 			rt_wino_tr16_avx512(s);
 			for (int l = 0; l < nl; l++)
@@ -924,8 +1115,8 @@ static void rt_wino_gemms_(void *ctx, int k0, int k1)
 		const int xi1 = j->nxi * (k + 1) / RT_WINO_GEMM_SLOTS;
 		for (int xi = j->nxi * k / RT_WINO_GEMM_SLOTS; xi < xi1; xi++)
 			rt_sgemm(j->isa, pl->mg, j->nt, pl->cg, NULL, 0, 0, j->ug + (size_t)xi * j->upanel,
-			         j->vb + (size_t)xi * pl->cg * pl->tb, (size_t)pl->tb, 1,
-			         j->mb + (size_t)xi * pl->mg * pl->tb, (size_t)pl->tb, 0, gws);
+			         j->vb + (size_t)xi * pl->vxs, (size_t)pl->tb, 1,
+			         j->mb + (size_t)xi * pl->mxs, (size_t)pl->tb, 0, gws);
 	}
 }
 
@@ -955,14 +1146,41 @@ static inline int rt_wino_groups_(const struct rt_wino_job_ *j)
 	return n;
 }
 
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-/* Channels [c0, c1) of the block's AVX-512 row transform (CHW input). */
-static void rt_wino_in_channels_(void *ctx, int c0, int c1)
+/* Whether the block's current phase goes channel by channel (rows
+ * contiguous: the AVX-512 input transform, both AVX2 transforms where
+ * rt_wino_rows_avx2 allows), else lane group by lane group. */
+static inline int rt_wino_by_channels_(const struct rt_wino_job_ *j)
+{
+	const struct rt_wino_plan *pl = j->pl;
+	if (j->lanes == 16)
+		return j->phase == 0 && pl->xps == 1;
+	if (j->lanes == 8)
+		return rt_wino_rows_avx2(j->phase == 0 ? pl->xps : pl->yps, pl->mw);
+	return 0;
+}
+
+/* Channels [c0, c1) of the block's transform by channels: input channels
+ * in phase 0, output channels in phase 1. */
+static void rt_wino_channels_(void *ctx, int c0, int c1)
 {
 	const struct rt_wino_job_ *j = ctx;
-	rt_wino_in_rows_avx512(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
-}
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+	if (j->lanes == 16) {
+		rt_wino_in_rows_avx512(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
+		return;
+	}
 #endif
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+	if (j->phase == 0)
+		rt_wino_in_rows_avx2(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
+	else
+		rt_wino_out_rows_avx2(j->pl, j->mb, j->bg, j->yg, j->tb0, j->nt, c0, c1);
+#else
+	(void)j;
+	(void)c0;
+	(void)c1;
+#endif
+}
 
 /* Tiles [tb0, tb0 + nt), one block, through the three phases: on the
  * threads phase by phase when threaded (the layer's only block), else on
@@ -983,18 +1201,16 @@ static void rt_wino_block_(struct rt_wino_job_ *j, int tb0, int nt, int threaded
 #else
 	const int split = 0;
 #endif
-	if (!threaded) {
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-		if (j->lanes == 16 && j->pl->xps == 1)
-			rt_wino_in_channels_(j, 0, j->pl->cg);
+	if (rt_wino_by_channels_(j)) {
+		if (threaded)
+			rt_parallel(rt_wino_channels_, j, j->pl->cg);
 		else
-#endif
-			rt_wino_lanes_(j, 0, j->groups);
+			rt_wino_channels_(j, 0, j->pl->cg);
+	} else if (!threaded) {
+		rt_wino_lanes_(j, 0, j->groups);
 	} else {
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-		if (j->lanes == 16 && j->pl->xps == 1)
-			rt_parallel(rt_wino_in_channels_, j, j->pl->cg);
-		else if (j->lanes == 16 && split) /* staged: a stage per part */
+		if (j->lanes == 16 && split) /* staged: a stage per part */
 			rt_parallel(rt_wino_parts_, j, RT_WINO_GEMM_SLOTS);
 		else if (j->lanes == 16)
 			rt_wino_lanes_(j, 0, j->groups);
@@ -1010,6 +1226,13 @@ static void rt_wino_block_(struct rt_wino_job_ *j, int tb0, int nt, int threaded
 		rt_parallel(rt_wino_gemms_, j, RT_WINO_GEMM_SLOTS);
 	}
 	j->phase = 1;
+	if (rt_wino_by_channels_(j)) {
+		if (threaded)
+			rt_parallel(rt_wino_channels_, j, j->pl->mg);
+		else
+			rt_wino_channels_(j, 0, j->pl->mg);
+		return;
+	}
 	if (!threaded) {
 		rt_wino_lanes_(j, 0, j->groups);
 		return;
@@ -1037,7 +1260,7 @@ static void rt_wino_sets_(void *ctx, int k0, int k1)
 	const struct rt_wino_job_ *l = ctx;
 	struct rt_wino_job_ j = *l;
 	j.vb = l->vb + (size_t)k0 * l->vmsize;
-	j.mb = j.vb + (size_t)l->nxi * l->pl->cg * l->pl->tb;
+	j.mb = j.vb + (size_t)l->nxi * l->pl->vxs;
 	j.st = l->st + (size_t)k0 * l->nxi * 256;
 	j.gws = l->gws + (size_t)k0 * l->gsize;
 	for (int k = k0; k < k1; k++) {
@@ -1079,6 +1302,8 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	/* blocks, sets and slots, as prep_winograd_ws reserved them */
 	const struct rt_wino_cut cut = rt_wino_cut_of(tiles, nxi, pl.cg, pl.mg, p->threads);
 	pl.tb = cut.tb;
+	pl.vxs = rt_wino_point(pl.cg, cut.tb);
+	pl.mxs = rt_wino_point(pl.mg, cut.tb);
 	pl.H = p->H;
 	pl.W = p->W;
 	pl.oH = p->oH;
@@ -1096,8 +1321,8 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	const size_t upanel = (size_t)((pl.mg + mr - 1) / mr) * mr * pl.cg; /* one packed U[xi] */
 	/* cut.sets of V: [nxi][cg][tb] and M: [nxi][mg][tb] */
 	float *vb = ws;
-	float *mb = vb + (size_t)nxi * pl.cg * pl.tb;
-	float *st = vb + (size_t)cut.sets * nxi * (pl.cg + pl.mg) * pl.tb;
+	float *mb = vb + (size_t)nxi * pl.vxs;
+	float *st = vb + (size_t)cut.sets * nxi * (pl.vxs + pl.mxs);
 	/* stages: [cut.slots][nxi][16][16] */
 	float *gws = st + (size_t)cut.slots * nxi * 256; /* rt_sgemm's workspaces, gsize floats each */
 	/* floats of rt_sgemm_workspace_size(p->isa, mg, tb, cg) (sgemm.h; library
@@ -1123,7 +1348,7 @@ RT_FN void rt_conv_winograd_gemm(const struct rt_conv2d *p, int variant,
 	j.nb = cut.blocks;
 	j.sets = cut.sets;
 	j.slots = cut.slots;
-	j.vmsize = (size_t)nxi * (pl.cg + pl.mg) * pl.tb;
+	j.vmsize = (size_t)nxi * (pl.vxs + pl.mxs);
 	j.gsize = gsize;
 #ifdef RT_THREADS
 	/* the sets go to the threads when the layer's GEMMs together pass

@@ -250,7 +250,7 @@ size_t prep_winograd_ws(const struct rt_conv2d *p, int variant)
 	/* V and M for each set of blocks, and for each slot (a part that runs
 	 * side by side with the others) the 16 x 16 transpose stage per point
 	 * and the GEMM's packing */
-	const size_t vm = (size_t)nxi * (cg + mg) * cut.tb;
+	const size_t vm = (size_t)nxi * (rt_wino_point(cg, cut.tb) + rt_wino_point(mg, cut.tb));
 	return (size_t)cut.sets * vm + (size_t)cut.slots * ((size_t)nxi * 256 + gemm);
 }
 

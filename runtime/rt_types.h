@@ -211,6 +211,17 @@ struct rt_conv2d {
  * the same arithmetic whatever set or part runs it, so outputs do not depend
  * on the thread count the code was built for or runs on. */
 #define RT_WINO_GEMM_SLOTS 4
+/* Floats from one point's matrix of V (rows: C/group) or M (rows: M/group)
+ * to the next: rows x tb and a cache line. Without the line, rows x tb x 4
+ * bytes is a multiple of 4 KiB in most layers (tb is a multiple of 16), so
+ * the alpha^2 vectors a transform stores for one channel all fall in one L1
+ * set and evict each other: the AVX2 input transform of 28 x 28 x 128 in
+ * F(4,3) spent about half its time on those stores. */
+#define RT_WINO_POINT_PAD 16
+static inline size_t rt_wino_point(int rows, int tb)
+{
+	return (size_t)rows * tb + RT_WINO_POINT_PAD;
+}
 struct rt_wino_cut {
 	int tb;      /* tiles a block holds: the row stride of V and M, a multiple of 16 */
 	int nominal; /* tiles of every block but the last (which has the tail) */
