@@ -295,7 +295,7 @@ static inline void rt_wino_out_c(const struct rt_wino_plan *pl,
  * into r[0], r[rs], ..., written out with the common subexpressions of                                    \
  * each matrix (Lavin & Gray's F(4,3) and F(6,3) as in the tables); 0 when                                 \
  * the algorithm has no such form here (then the sparse sums do it). */                                    \
-ATTR static inline int                                                                                     \
+ATTR __attribute__((always_inline)) static inline int                                                      \
 rt_wino_bt1_##SUF(int id, const V *d, int ds, V *r, int rs)                                                \
 {                                                                                                          \
 	const V d0 = d[0], d1 = d[ds], d2 = d[2 * ds], d3 = d[3 * ds];                                     \
@@ -378,7 +378,7 @@ rt_wino_bt1_##SUF(int id, const V *d, int ds, V *r, int rs)                     
                                                                                                            \
 /* One 1-D output transform A^T along s[0], s[ss], ... into o[0], o[os], ...                               \
  * (0 when the sparse sums have to do it). */                                                              \
-ATTR static inline int                                                                                     \
+ATTR __attribute__((always_inline)) static inline int                                                      \
 rt_wino_at1_##SUF(int id, const V *s, int ss, V *o, int os)                                                \
 {                                                                                                          \
 	const V s0 = s[0];                                                                                 \
@@ -442,11 +442,38 @@ rt_wino_at1_##SUF(int id, const V *s, int ss, V *o, int os)                     
 	return 0;                                                                                          \
 }                                                                                                          \
                                                                                                            \
+/* The 2-D transforms of square tiles, F(m x m, r x r) with one 1-D                                        \
+ * algorithm id on both axes, a constant after inlining: the 1-D transforms                                \
+ * then inline as straight-line code (rt_wino_bt_ and rt_wino_at_ call these                               \
+ * for F(2,3), F(4,3) and F(6,3)). a: alpha; m: the output tile's side. */                                 \
+ATTR __attribute__((always_inline)) static inline void                                                     \
+rt_wino_bt_sq_##SUF(int id, int a, const V *d, V *t, V *r)                                                 \
+{                                                                                                          \
+	for (int j = 0; j < a; j++)                                                                        \
+		rt_wino_bt1_##SUF(id, d + j, a, t + j, a);                                                 \
+	for (int k = 0; k < a; k++)                                                                        \
+		rt_wino_bt1_##SUF(id, t + k * a, 1, r + k * a, 1);                                         \
+}                                                                                                          \
+ATTR __attribute__((always_inline)) static inline void                                                     \
+rt_wino_at_sq_##SUF(int id, int a, int m, const V *s, V *u, V *o)                                          \
+{                                                                                                          \
+	for (int j = 0; j < a; j++)                                                                        \
+		rt_wino_at1_##SUF(id, s + j, a, u + j, a);                                                 \
+	for (int i = 0; i < m; i++)                                                                        \
+		rt_wino_at1_##SUF(id, u + i * a, 1, o + i * m, 1);                                         \
+}                                                                                                          \
+                                                                                                           \
 /* r = B_h^T d B_w: d, r [ah][aw] vectors, t scratch of as many */                                         \
 ATTR static inline void                                                                                    \
 rt_wino_bt_##SUF(const struct rt_wino_plan *pl, const V *d, V *t, V *r)                                    \
 {                                                                                                          \
 	const int ah = pl->ah, aw = pl->aw;                                                                \
+	switch (pl->hid == pl->wid ? pl->hid : 0) {                                                        \
+	case 1: rt_wino_bt_sq_##SUF(1, 4, d, t, r); return;                                                \
+	case 2: rt_wino_bt_sq_##SUF(2, 6, d, t, r); return;                                                \
+	case 3: rt_wino_bt_sq_##SUF(3, 8, d, t, r); return;                                                \
+	default: break;                                                                                    \
+	}                                                                                                  \
 	for (int j = 0; j < aw; j++)                                                                       \
 		if (!rt_wino_bt1_##SUF(pl->hid, d + j, aw, t + j, aw))                                     \
 			for (int k = 0; k < ah; k++) {                                                     \
@@ -465,13 +492,12 @@ rt_wino_bt_##SUF(const struct rt_wino_plan *pl, const V *d, V *t, V *r)         
 			}                                                                                  \
 }                                                                                                          \
                                                                                                            \
-/* o = A_h^T s A_w + bias, then the epilogue: s [ah][aw], o [mh][mw] vectors,                              \
- * u scratch [mh][aw] */                                                                                   \
+/* o = A_h^T s A_w without bias (any algorithms): s [ah][aw], o [mh][mw]                                   \
+ * vectors, u scratch [mh][aw] */                                                                          \
 ATTR static inline void                                                                                    \
-rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o)                            \
+rt_wino_at_any_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V *o)                                \
 {                                                                                                          \
 	const int aw = pl->aw, mw = pl->mw;                                                                \
-	float tmp[VL];                                                                                     \
 	for (int j = 0; j < aw; j++)                                                                       \
 		if (!rt_wino_at1_##SUF(pl->hid, s + j, aw, u + j, aw))                                     \
 			for (int i = 0; i < pl->mh; i++) {                                                 \
@@ -488,7 +514,21 @@ rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o) 
 					a = FMADD(SET1(pl->ow.c[j][q]), u[i * aw + pl->ow.idx[j][q]], a);  \
 				o[i * mw + j] = a;                                                         \
 			}                                                                                  \
-	for (int e = 0; e < pl->mh * mw; e++) {                                                            \
+}                                                                                                          \
+                                                                                                           \
+/* o = A_h^T s A_w + bias, then the epilogue: s [ah][aw], o [mh][mw] vectors,                              \
+ * u scratch [mh][aw] */                                                                                   \
+ATTR static inline void                                                                                    \
+rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o)                            \
+{                                                                                                          \
+	float tmp[VL];                                                                                     \
+	switch (pl->hid == pl->wid ? pl->hid : 0) {                                                        \
+	case 1: rt_wino_at_sq_##SUF(1, 4, 2, s, u, o); break;                                              \
+	case 2: rt_wino_at_sq_##SUF(2, 6, 4, s, u, o); break;                                              \
+	case 3: rt_wino_at_sq_##SUF(3, 8, 6, s, u, o); break;                                              \
+	default: rt_wino_at_any_##SUF(pl, s, u, o); break;                                                 \
+	}                                                                                                  \
+	for (int e = 0; e < pl->mh * pl->mw; e++) {                                                        \
 		V a = ADD(o[e], bias);                                                                     \
 		if (pl->act == RT_ACT_RELU) {                                                              \
 			a = MAX(a, ZERO);                                                                  \
@@ -501,6 +541,7 @@ rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o) 
 		o[e] = a;                                                                                  \
 	}                                                                                                  \
 }
+
 
 /* ---- AVX2: up to 8 lanes -------------------------------------------------- */
 
