@@ -178,6 +178,14 @@ static inline void rt_wino_strides(int l, int C, int H, int W, int *cs, int *rs,
 	}
 }
 
+/* Tiles in the lane group that starts at tile t0: up to `lanes` tiles of
+ * t0's tile row, none at or past tile `end` (the block's end). */
+static inline int rt_wino_nl(const struct rt_wino_plan *pl, int t0, int end, int lanes)
+{
+	const int left = pl->tw - t0 % pl->tw, n = left < lanes ? left : lanes;
+	return end - t0 < n ? end - t0 : n;
+}
+
 /* The permute tables of the plan (rt_wino_plan, AVX-512 rows path). */
 static inline void rt_wino_lane_tables(struct rt_wino_plan *pl)
 {
@@ -463,6 +471,20 @@ rt_wino_at_sq_##SUF(int id, int a, int m, const V *s, V *u, V *o)               
 		rt_wino_at1_##SUF(id, u + i * a, 1, o + i * m, 1);                                         \
 }                                                                                                          \
                                                                                                            \
+/* The sparse sums of one 1-D transform (the algorithms rt_wino_bt1_ and                                   \
+ * rt_wino_at1_ do not write out): out[k os] = sum over q of                                               \
+ * sp->c[k][q] in[sp->idx[k][q] is], for k < n. */                                                         \
+ATTR static inline void                                                                                    \
+rt_wino_sp1_##SUF(const struct rt_wino_sp *sp, int n, const V *in, int is, V *out, int os)                 \
+{                                                                                                          \
+	for (int k = 0; k < n; k++) {                                                                      \
+		V s = ZERO;                                                                                \
+		for (int q = 0; q < sp->n[k]; q++)                                                         \
+			s = FMADD(SET1(sp->c[k][q]), in[sp->idx[k][q] * is], s);                           \
+		out[k * os] = s;                                                                           \
+	}                                                                                                  \
+}                                                                                                          \
+                                                                                                           \
 /* r = B_h^T d B_w: d, r [ah][aw] vectors, t scratch of as many */                                         \
 ATTR static inline void                                                                                    \
 rt_wino_bt_##SUF(const struct rt_wino_plan *pl, const V *d, V *t, V *r)                                    \
@@ -476,20 +498,10 @@ rt_wino_bt_##SUF(const struct rt_wino_plan *pl, const V *d, V *t, V *r)         
 	}                                                                                                  \
 	for (int j = 0; j < aw; j++)                                                                       \
 		if (!rt_wino_bt1_##SUF(pl->hid, d + j, aw, t + j, aw))                                     \
-			for (int k = 0; k < ah; k++) {                                                     \
-				V s = ZERO;                                                                \
-				for (int q = 0; q < pl->bh.n[k]; q++)                                      \
-					s = FMADD(SET1(pl->bh.c[k][q]), d[pl->bh.idx[k][q] * aw + j], s);  \
-				t[k * aw + j] = s;                                                         \
-			}                                                                                  \
+			rt_wino_sp1_##SUF(&pl->bh, ah, d + j, aw, t + j, aw);                              \
 	for (int k = 0; k < ah; k++)                                                                       \
 		if (!rt_wino_bt1_##SUF(pl->wid, t + k * aw, 1, r + k * aw, 1))                             \
-			for (int j = 0; j < aw; j++) {                                                     \
-				V s = ZERO;                                                                \
-				for (int q = 0; q < pl->bw.n[j]; q++)                                      \
-					s = FMADD(SET1(pl->bw.c[j][q]), t[k * aw + pl->bw.idx[j][q]], s);  \
-				r[k * aw + j] = s;                                                         \
-			}                                                                                  \
+			rt_wino_sp1_##SUF(&pl->bw, aw, t + k * aw, 1, r + k * aw, 1);                      \
 }                                                                                                          \
                                                                                                            \
 /* o = A_h^T s A_w without bias (any algorithms): s [ah][aw], o [mh][mw]                                   \
@@ -500,21 +512,12 @@ rt_wino_at_any_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V *o)     
 	const int aw = pl->aw, mw = pl->mw;                                                                \
 	for (int j = 0; j < aw; j++)                                                                       \
 		if (!rt_wino_at1_##SUF(pl->hid, s + j, aw, u + j, aw))                                     \
-			for (int i = 0; i < pl->mh; i++) {                                                 \
-				V a = ZERO;                                                                \
-				for (int q = 0; q < pl->oh.n[i]; q++)                                      \
-					a = FMADD(SET1(pl->oh.c[i][q]), s[pl->oh.idx[i][q] * aw + j], a);  \
-				u[i * aw + j] = a;                                                         \
-			}                                                                                  \
+			rt_wino_sp1_##SUF(&pl->oh, pl->mh, s + j, aw, u + j, aw);                          \
 	for (int i = 0; i < pl->mh; i++)                                                                   \
 		if (!rt_wino_at1_##SUF(pl->wid, u + i * aw, 1, o + i * mw, 1))                             \
-			for (int j = 0; j < mw; j++) {                                                     \
-				V a = ZERO;                                                                \
-				for (int q = 0; q < pl->ow.n[j]; q++)                                      \
-					a = FMADD(SET1(pl->ow.c[j][q]), u[i * aw + pl->ow.idx[j][q]], a);  \
-				o[i * mw + j] = a;                                                         \
-			}                                                                                  \
+			rt_wino_sp1_##SUF(&pl->ow, mw, u + i * aw, 1, o + i * mw, 1);                      \
 }                                                                                                          \
+                                                                                                           \
                                                                                                            \
 /* o = A_h^T s A_w + bias, then the epilogue: s [ah][aw], o [mh][mw] vectors,                              \
  * u scratch [mh][aw] */                                                                                   \
@@ -670,8 +673,7 @@ rt_wino_in_rows_avx2(const struct rt_wino_plan *pl,
 		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
 		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
 			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
-			nl = pl->tw - tx0 < 8 ? pl->tw - tx0 : 8;
-			nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+			nl = rt_wino_nl(pl, t0, tb0 + nt, 8);
 			const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
 			rt_wino_colmask_avx2(pl, xs, cm);
 			for (int i = 0; i < ah; i++) {
@@ -747,8 +749,7 @@ rt_wino_out_rows_avx2(const struct rt_wino_plan *pl,
 		const __m256 bm = _mm256_set1_ps(bias ? bias[m] : 0.0f);
 		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
 			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
-			nl = pl->tw - tx0 < 8 ? pl->tw - tx0 : 8;
-			nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+			nl = rt_wino_nl(pl, t0, tb0 + nt, 8);
 			const int oy = ty * mh, ox = tx0 * mw;
 			/* valid elements of each output row segment: nl tiles, clipped at oW */
 			const int nv = nl * mw < pl->oW - ox ? nl * mw : pl->oW - ox;
@@ -872,8 +873,7 @@ rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
 		const float *xc = x + (size_t)c * pl->xcs; /* one channel */
 		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
 			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
-			nl = pl->tw - tx0 < 16 ? pl->tw - tx0 : 16;
-			nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+			nl = rt_wino_nl(pl, t0, tb0 + nt, 16);
 			const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
 			const __mmask16 vm = (__mmask16)(nl >= 16 ? 0xFFFF : (1u << nl) - 1u);
 			for (int j = 0; j < aw; j++)
@@ -1087,8 +1087,7 @@ static void rt_wino_run_(const struct rt_wino_job_ *j, int i0, int i1, float *st
 	int gi = 0;
 	for (int t0 = tb0, nl; t0 < tb0 + nt && gi < i1; t0 += nl, gi++) {
 		const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
-		nl = pl->tw - tx0 < lanes ? pl->tw - tx0 : lanes;
-		nl = tb0 + nt - t0 < nl ? tb0 + nt - t0 : nl;
+		nl = rt_wino_nl(pl, t0, tb0 + nt, lanes);
 		if (gi < i0)
 			continue;
 		if (j->phase == 0) {
@@ -1179,11 +1178,8 @@ static void rt_wino_parts_(void *ctx, int k0, int k1)
 static inline int rt_wino_groups_(const struct rt_wino_job_ *j)
 {
 	int n = 0;
-	for (int t0 = j->tb0, nl; t0 < j->tb0 + j->nt; t0 += nl, n++) {
-		const int tx0 = t0 % j->pl->tw;
-		nl = j->pl->tw - tx0 < j->lanes ? j->pl->tw - tx0 : j->lanes;
-		nl = j->tb0 + j->nt - t0 < nl ? j->tb0 + j->nt - t0 : nl;
-	}
+	for (int t0 = j->tb0; t0 < j->tb0 + j->nt; n++)
+		t0 += rt_wino_nl(j->pl, t0, j->tb0 + j->nt, j->lanes);
 	return n;
 }
 
