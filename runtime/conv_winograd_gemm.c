@@ -1053,8 +1053,9 @@ rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
  * only what it wrote, and the layer ends in one join. A layer of one block
  * splits each phase instead (rt_wino_block_): whole lane groups (up to
  * `lanes` tiles of one tile row, grouped from tb0 as in the serial loop) or,
- * for the AVX-512 row transform of CHW input, whole channels, then the GEMMs
- * in parts. Each tile and channel gets the same arithmetic whoever
+ * where a transform goes channel by channel (rt_wino_by_channels_: the
+ * AVX-512 input transform of rows-contiguous input, both AVX2 transforms of
+ * rows-contiguous layouts), whole channels, then the GEMMs in parts. Each tile and channel gets the same arithmetic whoever
  * transforms it, and the blocks do not depend on the thread count. */
 struct rt_wino_job_ {
 	const struct rt_wino_plan *pl;
