@@ -960,46 +960,56 @@ rt_wino_in_pix_avx512(const struct rt_wino_plan *pl,
 	}
 }
 
-/* Output transform, rows contiguous (yps == 1). */
+/* Output transform of a block, rows contiguous (yps == 1). Channel by
+ * channel, then the block's lane groups left to right, as the input
+ * transform: the threads split channels, which balance where lane groups do
+ * not (7 of them at 28x28 F(4,3)), and each channel's M and output rows are
+ * read and written in one pass. */
 __attribute__((target("avx512f"))) static inline void
 rt_wino_out_rows_avx512(const struct rt_wino_plan *pl,
-                        const float *mb, /* M at the lane group: (xi, m, l) at mb[xi*mxs + m*tb + l] */
+                        const float *mb, /* M of the block: (xi, m, t) at mb[xi*mxs + m*tb + t - tb0] */
                         const float *bias, /* [mg] or NULL */
                         float *y, /* channel 0 of the group, output layout */
-                        int ty, int tx0, int nl)
+                        int tb0, int nt, int m0, int m1)
 {
 	__m512 s[64], u[64], o[64];
 	__m512i iidx[8][4];
 	const int ah = pl->ah, aw = pl->aw, mh = pl->mh, mw = pl->mw, np = (mw + 1) / 2;
-	const int oy = ty * mh, ox = tx0 * mw;
-	/* valid elements of each output row segment: nl tiles, clipped at oW */
-	const int nv = nl * mw < pl->oW - ox ? nl * mw : pl->oW - ox;
-	__mmask16 qm[8];
-	for (int q = 0; q < mw; q++) {
-		const int left = nv - 16 * q;
-		qm[q] = (__mmask16)(left >= 16 ? 0xFFFF : left <= 0 ? 0 : (1u << left) - 1u);
+	for (int q = 0; q < mw; q++)
 		for (int k = 0; k < np; k++)
 			iidx[q][k] = _mm512_loadu_si512(pl->iidx[q][k]);
-	}
-	for (int m = 0; m < pl->mg; m++) {
+	for (int m = m0; m < m1; m++) {
 		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
-		for (int e = 0; e < ah * aw; e++)
-			s[e] = _mm512_loadu_ps(mb + (size_t)e * pl->mxs + (size_t)m * pl->tb);
-		rt_wino_at_avx512(pl, s, u, _mm512_set1_ps(bias ? bias[m] : 0.0f), o);
-		for (int i = 0; i < mh && oy + i < pl->oH; i++) {
-			float *row = ym + (size_t)(oy + i) * pl->yrs + ox; /* the tiles' row segment */
-			const __m512 *oi = o + i * mw;                    /* [mw] columns, lanes = tiles */
-			if (mw == 1) {
-				_mm512_mask_storeu_ps(row, qm[0], oi[0]);
-				continue;
-			}
+		const __m512 bm = _mm512_set1_ps(bias ? bias[m] : 0.0f);
+		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
+			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
+			nl = rt_wino_nl(pl, t0, tb0 + nt, 16);
+			const int oy = ty * mh, ox = tx0 * mw;
+			/* valid elements of each output row segment: nl tiles, clipped at oW */
+			const int nv = nl * mw < pl->oW - ox ? nl * mw : pl->oW - ox;
+			__mmask16 qm[8];
 			for (int q = 0; q < mw; q++) {
-				__m512 e = _mm512_permutex2var_ps(oi[0], iidx[q][0], oi[1]);
-				for (int k = 1; k < np; k++)
-					e = _mm512_mask_blend_ps((__mmask16)pl->imask[q][k], e,
-					                         _mm512_permutex2var_ps(oi[2 * k], iidx[q][k],
-					                                                oi[2 * k + 1 < mw ? 2 * k + 1 : 2 * k]));
-				_mm512_mask_storeu_ps(row + 16 * q, qm[q], e);
+				const int left = nv - 16 * q;
+				qm[q] = (__mmask16)(left >= 16 ? 0xFFFF : left <= 0 ? 0 : (1u << left) - 1u);
+			}
+			for (int e = 0; e < ah * aw; e++)
+				s[e] = _mm512_loadu_ps(mb + (size_t)e * pl->mxs + (size_t)m * pl->tb + (t0 - tb0));
+			rt_wino_at_avx512(pl, s, u, bm, o);
+			for (int i = 0; i < mh && oy + i < pl->oH; i++) {
+				float *row = ym + (size_t)(oy + i) * pl->yrs + ox; /* the tiles' row segment */
+				const __m512 *oi = o + i * mw;                    /* [mw] columns, lanes = tiles */
+				if (mw == 1) {
+					_mm512_mask_storeu_ps(row, qm[0], oi[0]);
+					continue;
+				}
+				for (int q = 0; q < mw; q++) {
+					__m512 e = _mm512_permutex2var_ps(oi[0], iidx[q][0], oi[1]);
+					for (int k = 1; k < np; k++)
+						e = _mm512_mask_blend_ps((__mmask16)pl->imask[q][k], e,
+						                         _mm512_permutex2var_ps(oi[2 * k], iidx[q][k],
+						                                                oi[2 * k + 1 < mw ? 2 * k + 1 : 2 * k]));
+					_mm512_mask_storeu_ps(row + 16 * q, qm[q], e);
+				}
 			}
 		}
 	}
@@ -1053,9 +1063,9 @@ rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
  * only what it wrote, and the layer ends in one join. A layer of one block
  * splits each phase instead (rt_wino_block_): whole lane groups (up to
  * `lanes` tiles of one tile row, grouped from tb0 as in the serial loop) or,
- * where a transform goes channel by channel (rt_wino_by_channels_: the
- * AVX-512 input transform of rows-contiguous input, both AVX2 transforms of
- * rows-contiguous layouts), whole channels, then the GEMMs in parts. Each tile and channel gets the same arithmetic whoever
+ * where a transform goes channel by channel (rt_wino_by_channels_: both
+ * AVX-512 transforms of rows-contiguous layouts, both AVX2 ones where
+ * rt_wino_rows_avx2 allows), whole channels, then the GEMMs in parts. Each tile and channel gets the same arithmetic whoever
  * transforms it, and the blocks do not depend on the thread count. */
 struct rt_wino_job_ {
 	const struct rt_wino_plan *pl;
@@ -1109,11 +1119,8 @@ static void rt_wino_run_(const struct rt_wino_job_ *j, int i0, int i1, float *st
 		} else {
 			const float *ml = j->mb + (t0 - tb0); /* the lane group's columns of M */
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-			if (lanes == 16) {
-				if (pl->yps == 1)
-					rt_wino_out_rows_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl);
-				else
-					rt_wino_out_pix_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl, st);
+			if (lanes == 16) { /* rows contiguous go by channels */
+				rt_wino_out_pix_avx512(pl, ml, j->bg, j->yg, ty, tx0, nl, st);
 				continue;
 			}
 #endif
@@ -1185,13 +1192,13 @@ static inline int rt_wino_groups_(const struct rt_wino_job_ *j)
 }
 
 /* Whether the block's current phase goes channel by channel (rows
- * contiguous: the AVX-512 input transform, both AVX2 transforms where
+ * contiguous: both AVX-512 transforms, both AVX2 ones where
  * rt_wino_rows_avx2 allows), else lane group by lane group. */
 static inline int rt_wino_by_channels_(const struct rt_wino_job_ *j)
 {
 	const struct rt_wino_plan *pl = j->pl;
 	if (j->lanes == 16)
-		return j->phase == 0 && pl->xps == 1;
+		return (j->phase == 0 ? pl->xps : pl->yps) == 1;
 	if (j->lanes == 8)
 		return rt_wino_rows_avx2(j->phase == 0 ? pl->xps : pl->yps, pl->mw);
 	return 0;
@@ -1204,7 +1211,10 @@ static void rt_wino_channels_(void *ctx, int c0, int c1)
 	const struct rt_wino_job_ *j = ctx;
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
 	if (j->lanes == 16) {
-		rt_wino_in_rows_avx512(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
+		if (j->phase == 0)
+			rt_wino_in_rows_avx512(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
+		else
+			rt_wino_out_rows_avx512(j->pl, j->mb, j->bg, j->yg, j->tb0, j->nt, c0, c1);
 		return;
 	}
 #endif
@@ -1276,9 +1286,9 @@ static void rt_wino_block_(struct rt_wino_job_ *j, int tb0, int nt, int threaded
 		return;
 	}
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-	if (j->lanes == 16 && j->pl->yps != 1 && split) /* staged: a stage per part */
+	if (j->lanes == 16 && split) /* staged (HWC): a stage per part */
 		rt_parallel(rt_wino_parts_, j, RT_WINO_GEMM_SLOTS);
-	else if (j->lanes == 16 && j->pl->yps != 1)
+	else if (j->lanes == 16)
 		rt_wino_lanes_(j, 0, j->groups);
 	else
 #endif
