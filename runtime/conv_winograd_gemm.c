@@ -186,6 +186,20 @@ static inline int rt_wino_nl(const struct rt_wino_plan *pl, int t0, int end, int
 	return end - t0 < n ? end - t0 : n;
 }
 
+/* The output rows of the lane group that starts at tile t0 (rows-contiguous
+ * output transforms): its first output row oy and column ox, and nv, the
+ * valid elements of each row segment (its tiles, clipped at oW); returns
+ * its tiles, as rt_wino_nl. */
+static inline int rt_wino_oseg(const struct rt_wino_plan *pl, int t0, int end, int lanes, int *oy,
+                               int *ox, int *nv)
+{
+	const int nl = rt_wino_nl(pl, t0, end, lanes);
+	*oy = t0 / pl->tw * pl->mh;
+	*ox = t0 % pl->tw * pl->mw;
+	*nv = nl * pl->mw < pl->oW - *ox ? nl * pl->mw : pl->oW - *ox;
+	return nl;
+}
+
 /* The permute tables of the plan (rt_wino_plan, AVX-512 rows path). */
 static inline void rt_wino_lane_tables(struct rt_wino_plan *pl)
 {
@@ -747,12 +761,8 @@ rt_wino_out_rows_avx2(const struct rt_wino_plan *pl,
 	for (int m = m0; m < m1; m++) {
 		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
 		const __m256 bm = _mm256_set1_ps(bias ? bias[m] : 0.0f);
-		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
-			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
-			nl = rt_wino_nl(pl, t0, tb0 + nt, 8);
-			const int oy = ty * mh, ox = tx0 * mw;
-			/* valid elements of each output row segment: nl tiles, clipped at oW */
-			const int nv = nl * mw < pl->oW - ox ? nl * mw : pl->oW - ox;
+		for (int t0 = tb0, nl, oy, ox, nv; t0 < tb0 + nt; t0 += nl) {
+			nl = rt_wino_oseg(pl, t0, tb0 + nt, 8, &oy, &ox, &nv);
 			for (int e = 0; e < ah * aw; e++)
 				s[e] = _mm256_loadu_ps(mb + (size_t)e * pl->mxs + (size_t)m * pl->tb + (t0 - tb0));
 			rt_wino_at_avx2(pl, s, u, bm, o);
@@ -981,12 +991,8 @@ rt_wino_out_rows_avx512(const struct rt_wino_plan *pl,
 	for (int m = m0; m < m1; m++) {
 		float *ym = y + (size_t)m * pl->ycs; /* one output channel */
 		const __m512 bm = _mm512_set1_ps(bias ? bias[m] : 0.0f);
-		for (int t0 = tb0, nl; t0 < tb0 + nt; t0 += nl) {
-			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
-			nl = rt_wino_nl(pl, t0, tb0 + nt, 16);
-			const int oy = ty * mh, ox = tx0 * mw;
-			/* valid elements of each output row segment: nl tiles, clipped at oW */
-			const int nv = nl * mw < pl->oW - ox ? nl * mw : pl->oW - ox;
+		for (int t0 = tb0, nl, oy, ox, nv; t0 < tb0 + nt; t0 += nl) {
+			nl = rt_wino_oseg(pl, t0, tb0 + nt, 16, &oy, &ox, &nv);
 			__mmask16 qm[8];
 			for (int q = 0; q < mw; q++) {
 				const int left = nv - 16 * q;
