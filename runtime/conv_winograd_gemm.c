@@ -186,10 +186,11 @@ static inline int rt_wino_nl(const struct rt_wino_plan *pl, int t0, int end, int
 	return end - t0 < n ? end - t0 : n;
 }
 
-/* The output rows of the lane group that starts at tile t0 (rows-contiguous
- * output transforms): its first output row oy and column ox, and nv, the
- * valid elements of each row segment (its tiles, clipped at oW); returns
- * its tiles, as rt_wino_nl. */
+#if RT_SGEMM_X86_ && (RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2)
+/* The output rows of the lane group that starts at tile t0 (the
+ * rows-contiguous output transforms of AVX2 and AVX-512): its first output
+ * row oy and column ox, and nv, the valid elements of each row segment (its
+ * tiles, clipped at oW); returns its tiles, as rt_wino_nl. */
 static inline int rt_wino_oseg(const struct rt_wino_plan *pl, int t0, int end, int lanes, int *oy,
                                int *ox, int *nv)
 {
@@ -199,6 +200,7 @@ static inline int rt_wino_oseg(const struct rt_wino_plan *pl, int t0, int end, i
 	*nv = nl * pl->mw < pl->oW - *ox ? nl * pl->mw : pl->oW - *ox;
 	return nl;
 }
+#endif
 
 /* The permute tables of the plan (rt_wino_plan, AVX-512 rows path). */
 static inline void rt_wino_lane_tables(struct rt_wino_plan *pl)
