@@ -1238,6 +1238,36 @@ static void rt_wino_channels_(void *ctx, int c0, int c1)
 #endif
 }
 
+/* The block's current transform (j->phase): by channels where
+ * rt_wino_by_channels_ says so, else by lane groups, on the threads when
+ * threaded; the staged AVX-512 transforms (HWC) go to the threads in parts,
+ * a stage each, only when split (the GEMMs have a slot per part), else run on
+ * this thread with the one stage. */
+static void rt_wino_transform_(struct rt_wino_job_ *j, int threaded, int split)
+{
+	if (rt_wino_by_channels_(j)) {
+		const int channels = j->phase == 0 ? j->pl->cg : j->pl->mg;
+		if (threaded)
+			rt_parallel(rt_wino_channels_, j, channels);
+		else
+			rt_wino_channels_(j, 0, channels);
+		return;
+	}
+	if (!threaded) {
+		rt_wino_lanes_(j, 0, j->groups);
+		return;
+	}
+	(void)split; /* only the staged transforms split */
+#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
+	if (j->lanes == 16 && split) /* staged: a stage per part */
+		rt_parallel(rt_wino_parts_, j, RT_WINO_GEMM_SLOTS);
+	else if (j->lanes == 16)
+		rt_wino_lanes_(j, 0, j->groups);
+	else
+#endif
+		rt_parallel(rt_wino_lanes_, j, j->groups);
+}
+
 /* Tiles [tb0, tb0 + nt), one block, through the three phases: on the
  * threads phase by phase when threaded (the layer's only block), else on
  * this thread alone with the job's V, M, stage and first GEMM workspace. */
@@ -1257,23 +1287,7 @@ static void rt_wino_block_(struct rt_wino_job_ *j, int tb0, int nt, int threaded
 #else
 	const int split = 0;
 #endif
-	if (rt_wino_by_channels_(j)) {
-		if (threaded)
-			rt_parallel(rt_wino_channels_, j, j->pl->cg);
-		else
-			rt_wino_channels_(j, 0, j->pl->cg);
-	} else if (!threaded) {
-		rt_wino_lanes_(j, 0, j->groups);
-	} else {
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-		if (j->lanes == 16 && split) /* staged: a stage per part */
-			rt_parallel(rt_wino_parts_, j, RT_WINO_GEMM_SLOTS);
-		else if (j->lanes == 16)
-			rt_wino_lanes_(j, 0, j->groups);
-		else
-#endif
-			rt_parallel(rt_wino_lanes_, j, j->groups);
-	}
+	rt_wino_transform_(j, threaded, split);
 	if (!split) {
 		j->gsize = 0; /* one thread, one workspace */
 		rt_wino_gemms_(j, 0, RT_WINO_GEMM_SLOTS);
@@ -1282,25 +1296,7 @@ static void rt_wino_block_(struct rt_wino_job_ *j, int tb0, int nt, int threaded
 		rt_parallel(rt_wino_gemms_, j, RT_WINO_GEMM_SLOTS);
 	}
 	j->phase = 1;
-	if (rt_wino_by_channels_(j)) {
-		if (threaded)
-			rt_parallel(rt_wino_channels_, j, j->pl->mg);
-		else
-			rt_wino_channels_(j, 0, j->pl->mg);
-		return;
-	}
-	if (!threaded) {
-		rt_wino_lanes_(j, 0, j->groups);
-		return;
-	}
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-	if (j->lanes == 16 && split) /* staged (HWC): a stage per part */
-		rt_parallel(rt_wino_parts_, j, RT_WINO_GEMM_SLOTS);
-	else if (j->lanes == 16)
-		rt_wino_lanes_(j, 0, j->groups);
-	else
-#endif
-		rt_parallel(rt_wino_lanes_, j, j->groups);
+	rt_wino_transform_(j, threaded, split);
 }
 
 /* Sets [k0, k1) of the layer's blocks: set k takes blocks
