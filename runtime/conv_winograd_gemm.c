@@ -40,12 +40,14 @@
  *   - HWC, AVX-512: a tile's footprint is a set of 16-channel vectors, so the
  *     transform runs with lanes = channels, then 16 x 16 transposes turn
  *     (tile, channel) blocks into V's (channel, tile) order (and M's back);
- *   - rows contiguous, AVX2, tiles 1, 2 or 4 columns wide: lane t of
- *     footprint column j is again element mw t + j of the row segment,
- *     read with masked loads and deinterleaved by shuffles within 128-bit
- *     halves; the output interleaves back the same way and stores whole
- *     row segments. Both transforms go channel by channel over the block;
- *   - other AVX2 cases gather (masked) and store lane by lane; C loops over
+ *   - rows contiguous, AVX2: lane t of footprint column j is again element
+ *     mw t + j of the row segment. Tiles 1, 2 or 4 columns wide read it
+ *     with masked loads deinterleaved by shuffles within 128-bit halves,
+ *     tiles 3 or 6 wide with a load a tile (its aw <= 8 columns) and an
+ *     8 x 8 transpose; the output interleaves back the same ways and stores
+ *     whole row segments (or tiles). Both transforms go channel by channel
+ *     over the block;
+ *   - HWC on AVX2 gathers (masked) and stores lane by lane; C loops over
  *     lanes.
  * The 1-D matrices are applied with their common subexpressions written out
  * (rt_wino_bt1_ and rt_wino_at1_, one template for AVX-512 and AVX2), else
@@ -565,12 +567,12 @@ rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o) 
 /* ---- AVX2: up to 8 lanes -------------------------------------------------- */
 
 /* Whether the AVX2 transforms move the tiles of a row contiguous in memory
- * (stride 1 along W) with loads, shuffles and stores, channel by channel:
- * tiles 1, 2 or 4 columns wide. Other tile widths and layouts go lane group
- * by lane group, gathering and storing lane by lane. */
-static inline int rt_wino_rows_avx2(int ps, int mw)
+ * (stride 1 along W) with loads, shuffles and stores, channel by channel
+ * (any tile width); else (HWC) they go lane group by lane group, gathering
+ * and storing lane by lane. */
+static inline int rt_wino_rows_avx2(int ps)
 {
-	return ps == 1 && (mw == 1 || mw == 2 || mw == 4);
+	return ps == 1;
 }
 
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
@@ -618,15 +620,37 @@ rt_wino_tr4_avx2(__m256 a, __m256 b, __m256 c, __m256 e, __m256 *o)
 	o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
 }
 
+/* In-place transpose of an 8 x 8 block: r[a] lane b <-> r[b] lane a. */
+__attribute__((target("avx2"))) static inline void rt_wino_tr8_avx2(__m256 *r)
+{
+	__m256 t[8];
+	rt_wino_tr4_avx2(r[0], r[1], r[2], r[3], t);     /* rows 0-3, columns j and 4 + j */
+	rt_wino_tr4_avx2(r[4], r[5], r[6], r[7], t + 4); /* rows 4-7 */
+	for (int j = 0; j < 4; j++) {
+		r[j] = _mm256_permute2f128_ps(t[j], t[4 + j], 0x20);
+		r[4 + j] = _mm256_permute2f128_ps(t[j], t[4 + j], 0x31);
+	}
+}
+
 /* One footprint row of a lane group, the row contiguous: d[j] lane t is
  * element mw t + j of the row segment at row. Masked loads (cm[k], the load
- * at offset 8 k, or 2 k when mw is 2) read zero outside the input's row;
- * shuffles within 128-bit halves then deinterleave the tiles. */
+ * at offset 8 k, or 2 k when mw is 2, or 6 k or 3 k: a tile's columns) read
+ * zero outside the input's row; shuffles within 128-bit halves then
+ * deinterleave the tiles. d has room for 8 vectors: tiles 3, 4 or 6 columns
+ * wide write d[aw .. 7] too (the next footprint row overwrites them), as the
+ * transposes store straight into d (a copy after them would be compiled to a
+ * call to memcpy). */
 __attribute__((target("avx2"))) static inline void
 rt_wino_cols_avx2(const float *row, int mw, int aw, const __m256i *cm, __m256 *d)
 {
 	if (mw == 1) { /* aw is 1 */
 		d[0] = _mm256_maskload_ps(row, cm[0]);
+		return;
+	}
+	if (mw != 2 && mw != 4) { /* 3, 6: tile t's aw <= 8 columns in one load, transposed */
+		for (int t = 0; t < 8; t++)
+			d[t] = _mm256_maskload_ps(row + mw * t, cm[t]);
+		rt_wino_tr8_avx2(d);
 		return;
 	}
 	if (mw == 2) { /* column j = 2 q (+ 1): the even (odd) elements from 2 q on */
@@ -643,7 +667,7 @@ rt_wino_cols_avx2(const float *row, int mw, int aw, const __m256i *cm, __m256 *d
 	/* mw 4: the halves [4 t, 4 t + 4) of tiles t and t + 4 paired up, so
 	 * that one transpose gives columns 0-3 of all 8 tiles, and one of the
 	 * pairs a tile further on columns 4-7 (tile t + 1's 0-3) */
-	__m256 p[5], h[5], e[4];
+	__m256 p[5], h[5];
 	for (int k = 0; k < 5; k++)
 		p[k] = _mm256_maskload_ps(row + 8 * k, cm[k]);
 	h[0] = _mm256_permute2f128_ps(p[0], p[2], 0x20); /* tiles 0, 4 */
@@ -652,9 +676,7 @@ rt_wino_cols_avx2(const float *row, int mw, int aw, const __m256i *cm, __m256 *d
 	h[3] = _mm256_permute2f128_ps(p[1], p[3], 0x31); /* 3, 7 */
 	h[4] = _mm256_permute2f128_ps(p[2], p[4], 0x20); /* 4, 8 */
 	rt_wino_tr4_avx2(h[0], h[1], h[2], h[3], d);
-	rt_wino_tr4_avx2(h[1], h[2], h[3], h[4], e);
-	for (int j = 4; j < aw; j++)
-		d[j] = e[j - 4];
+	rt_wino_tr4_avx2(h[1], h[2], h[3], h[4], d + 4); /* aw is 6 or 8 */
 }
 
 /* The masks of a lane group's row loads (rt_wino_cols_avx2) for a row
@@ -664,6 +686,15 @@ rt_wino_colmask_avx2(const struct rt_wino_plan *pl, int xs, __m256i *cm)
 {
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256i neg1 = _mm256_set1_epi32(-1), wv = _mm256_set1_epi32(pl->W);
+	if (pl->mw != 1 && pl->mw != 2 && pl->mw != 4) { /* a load a tile: its aw columns */
+		const __m256i fp = _mm256_cmpgt_epi32(_mm256_set1_epi32(pl->aw), lane);
+		for (int t = 0; t < 8; t++) {
+			const __m256i q = _mm256_add_epi32(lane, _mm256_set1_epi32(xs + pl->mw * t));
+			cm[t] = _mm256_and_si256(fp, _mm256_and_si256(_mm256_cmpgt_epi32(q, neg1),
+			                                              _mm256_cmpgt_epi32(wv, q)));
+		}
+		return;
+	}
 	const int n = pl->mw == 2 ? 8 : pl->mw == 4 ? 5 : 1, step = pl->mw == 2 ? 2 : 8;
 	for (int k = 0; k < n; k++) {
 		const __m256i q = _mm256_add_epi32(lane, _mm256_set1_epi32(xs + step * k));
@@ -772,6 +803,15 @@ rt_wino_out_rows_avx2(const struct rt_wino_plan *pl,
 				const __m256 *oi = o + i * mw; /* [mw] columns, lanes = tiles */
 				float *row = ym + (size_t)(oy + i) * pl->yrs + ox; /* the tiles' row segment */
 				int n = 1;
+				if (mw != 1 && mw != 2 && mw != 4) { /* 3, 6: tile t's mw columns a vector */
+					__m256 q[8];
+					for (int j = 0; j < 8; j++)
+						q[j] = j < mw ? oi[j] : _mm256_setzero_ps();
+					rt_wino_tr8_avx2(q);
+					for (int t = 0; t < nl && mw * t < nv; t++)
+						rt_wino_stn_avx2(row + mw * t, q[t], nv - mw * t < mw ? nv - mw * t : mw);
+					continue;
+				}
 				if (mw == 1) {
 					g[0] = oi[0];
 				} else if (mw == 2) { /* tiles 0-3, 4-7 */
@@ -1208,7 +1248,7 @@ static inline int rt_wino_by_channels_(const struct rt_wino_job_ *j)
 	if (j->lanes == 16)
 		return (j->phase == 0 ? pl->xps : pl->yps) == 1;
 	if (j->lanes == 8)
-		return rt_wino_rows_avx2(j->phase == 0 ? pl->xps : pl->yps, pl->mw);
+		return rt_wino_rows_avx2(j->phase == 0 ? pl->xps : pl->yps);
 	return 0;
 }
 
