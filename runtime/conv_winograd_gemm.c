@@ -566,16 +566,15 @@ rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o) 
 
 /* ---- AVX2: up to 8 lanes -------------------------------------------------- */
 
-/* Whether the AVX2 transforms move the tiles of a row contiguous in memory
- * (stride 1 along W) with loads, shuffles and stores, channel by channel
- * (any tile width); else (HWC) they go lane group by lane group, gathering
- * and storing lane by lane. */
-static inline int rt_wino_rows_avx2(int ps)
-{
-	return ps == 1;
-}
-
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+
+/* Whether the rows-contiguous AVX2 transforms move a tile row segment a
+ * tile at a time (its columns in one vector, then 8 x 8 transposes): tiles
+ * 3 or 6 columns wide; 1, 2 and 4 have their own loads and shuffles. */
+static inline int rt_wino_by_tile_avx2(int mw)
+{
+	return mw == 3 || mw == 6;
+}
 
 RT_WINO_VEC_(avx2, __attribute__((target("avx2,fma"))), __m256, 8, _mm256_setzero_ps(),
              _mm256_loadu_ps, _mm256_storeu_ps, _mm256_set1_ps, _mm256_add_ps, _mm256_sub_ps,
@@ -634,8 +633,8 @@ __attribute__((target("avx2"))) static inline void rt_wino_tr8_avx2(__m256 *r)
 
 /* One footprint row of a lane group, the row contiguous: d[j] lane t is
  * element mw t + j of the row segment at row. Masked loads (cm[k], the load
- * at offset 8 k, or 2 k when mw is 2, or 6 k or 3 k: a tile's columns) read
- * zero outside the input's row; shuffles within 128-bit halves then
+ * at offset 8 k, or 2 k when mw is 2, or mw k, tile k's columns, when
+ * rt_wino_by_tile_avx2) read zero outside the input's row; shuffles then
  * deinterleave the tiles. d has room for 8 vectors: tiles 3, 4 or 6 columns
  * wide write d[aw .. 7] too (the next footprint row overwrites them), as the
  * transposes store straight into d (a copy after them would be compiled to a
@@ -647,7 +646,7 @@ rt_wino_cols_avx2(const float *row, int mw, int aw, const __m256i *cm, __m256 *d
 		d[0] = _mm256_maskload_ps(row, cm[0]);
 		return;
 	}
-	if (mw != 2 && mw != 4) { /* 3, 6: tile t's aw <= 8 columns in one load, transposed */
+	if (rt_wino_by_tile_avx2(mw)) { /* tile t's aw <= 8 columns in one load, transposed */
 		for (int t = 0; t < 8; t++)
 			d[t] = _mm256_maskload_ps(row + mw * t, cm[t]);
 		rt_wino_tr8_avx2(d);
@@ -686,7 +685,7 @@ rt_wino_colmask_avx2(const struct rt_wino_plan *pl, int xs, __m256i *cm)
 {
 	const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 	const __m256i neg1 = _mm256_set1_epi32(-1), wv = _mm256_set1_epi32(pl->W);
-	if (pl->mw != 1 && pl->mw != 2 && pl->mw != 4) { /* a load a tile: its aw columns */
+	if (rt_wino_by_tile_avx2(pl->mw)) { /* a load a tile: its aw columns */
 		const __m256i fp = _mm256_cmpgt_epi32(_mm256_set1_epi32(pl->aw), lane);
 		for (int t = 0; t < 8; t++) {
 			const __m256i q = _mm256_add_epi32(lane, _mm256_set1_epi32(xs + pl->mw * t));
@@ -703,7 +702,7 @@ rt_wino_colmask_avx2(const struct rt_wino_plan *pl, int xs, __m256i *cm)
 }
 
 /* Input transform of the block's tiles [tb0, tb0 + nt), channels [c0, c1),
- * rows contiguous (rt_wino_rows_avx2): channel by channel, the lane groups
+ * rows contiguous (xps == 1): channel by channel, the lane groups
  * left to right, so that a channel's rows and its V rows stay in L1 while
  * its groups go by. */
 __attribute__((target("avx2,fma"))) static inline void
@@ -779,7 +778,7 @@ rt_wino_in_avx2(const struct rt_wino_plan *pl,
 }
 
 /* Output transform of the block's tiles [tb0, tb0 + nt), output channels
- * [m0, m1), with bias and epilogue, rows contiguous (rt_wino_rows_avx2):
+ * [m0, m1), with bias and epilogue, rows contiguous (yps == 1):
  * channel by channel, the lane groups left to right; the tiles' columns
  * are interleaved back with shuffles and stored as whole row segments. */
 __attribute__((target("avx2,fma"))) static inline void
@@ -803,7 +802,7 @@ rt_wino_out_rows_avx2(const struct rt_wino_plan *pl,
 				const __m256 *oi = o + i * mw; /* [mw] columns, lanes = tiles */
 				float *row = ym + (size_t)(oy + i) * pl->yrs + ox; /* the tiles' row segment */
 				int n = 1;
-				if (mw != 1 && mw != 2 && mw != 4) { /* 3, 6: tile t's mw columns a vector */
+				if (rt_wino_by_tile_avx2(mw)) { /* tile t's mw columns a vector */
 					__m256 q[8];
 					for (int j = 0; j < 8; j++)
 						q[j] = j < mw ? oi[j] : _mm256_setzero_ps();
@@ -1111,10 +1110,10 @@ rt_wino_out_pix_avx512(const struct rt_wino_plan *pl,
  * only what it wrote, and the layer ends in one join. A layer of one block
  * splits each phase instead (rt_wino_block_): whole lane groups (up to
  * `lanes` tiles of one tile row, grouped from tb0 as in the serial loop) or,
- * where a transform goes channel by channel (rt_wino_by_channels_: both
- * AVX-512 transforms of rows-contiguous layouts, both AVX2 ones where
- * rt_wino_rows_avx2 allows), whole channels, then the GEMMs in parts. Each tile and channel gets the same arithmetic whoever
- * transforms it, and the blocks do not depend on the thread count. */
+ * where a transform goes channel by channel (rt_wino_by_channels_: the
+ * AVX-512 and AVX2 transforms of rows-contiguous layouts), whole channels,
+ * then the GEMMs in parts. Each tile and channel gets the same arithmetic
+ * whoever transforms it, and the blocks do not depend on the thread count. */
 struct rt_wino_job_ {
 	const struct rt_wino_plan *pl;
 	const float *xg, *bg; /* the group's input channel 0; its bias or NULL */
@@ -1239,17 +1238,13 @@ static inline int rt_wino_groups_(const struct rt_wino_job_ *j)
 	return n;
 }
 
-/* Whether the block's current phase goes channel by channel (rows
- * contiguous: both AVX-512 transforms, both AVX2 ones where
- * rt_wino_rows_avx2 allows), else lane group by lane group. */
+/* Whether the block's current phase goes channel by channel: on AVX-512
+ * and AVX2, where its layout has rows contiguous (CHW, HCW); else (HWC, and
+ * portable C) lane group by lane group. */
 static inline int rt_wino_by_channels_(const struct rt_wino_job_ *j)
 {
 	const struct rt_wino_plan *pl = j->pl;
-	if (j->lanes == 16)
-		return (j->phase == 0 ? pl->xps : pl->yps) == 1;
-	if (j->lanes == 8)
-		return rt_wino_rows_avx2(j->phase == 0 ? pl->xps : pl->yps);
-	return 0;
+	return (j->lanes == 16 || j->lanes == 8) && (j->phase == 0 ? pl->xps : pl->yps) == 1;
 }
 
 /* Channels [c0, c1) of the block's transform by channels: input channels
