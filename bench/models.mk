@@ -1,10 +1,11 @@
 # bench/models.mk - `make bench-models` (issue 9): whole networks through
 # dnncc's generated code, onnxruntime, OpenVINO and PyTorch at 1 and 2 threads,
 # with the machine's measured peak and bandwidth. See bench/README.md.
-# bench/peak (the FMA-loop peak and read bandwidth) needs only libc.
+# bench/peak (the FMA-loop peak, read bandwidth on one core and two) needs libc
+# and POSIX threads.
 EXTRA_PROGRAMS += bench/peak
 bench_peak_SOURCES = bench/models/peak.c
-bench_peak_LDADD =
+bench_peak_LDADD = -lpthread
 CLEANFILES += bench/peak$(EXEEXT)
 EXTRA_DIST += bench/models/bench_models.py bench/models/nets.py bench/models/timing.py \
 	bench/models/torch_side.py bench/models/runtime_side.py bench/models/time_main.c \

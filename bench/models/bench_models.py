@@ -137,6 +137,7 @@ class Bench:
         self.rt_python = find_rt_python(a.rt_python)
         self.peak = None
         self.bandwidth = None
+        self.bandwidth2 = None
 
     # -- the machine -------------------------------------------------------
     def measure_machine(self):
@@ -152,6 +153,8 @@ class Bench:
                 isa_peaks[w[1]] = float(w[2])
             elif len(w) == 2 and w[0] == "bandwidth_gbs":
                 self.bandwidth = float(w[1])
+            elif len(w) == 2 and w[0] == "bandwidth2_gbs":
+                self.bandwidth2 = float(w[1])
         if rc != 0 or not isa_peaks:
             log(f"peak: failed: {first_lines(out)}")
             return
@@ -159,7 +162,8 @@ class Bench:
         self.peak = isa_peaks[self.peak_isa]
         self.isa_peaks = isa_peaks
         log("peak: " + ", ".join(f"{k} {v:.1f} GFLOP/s" for k, v in isa_peaks.items()) +
-            f" per core; read bandwidth {self.bandwidth:.1f} GB/s (one core)")
+            f" per core; read bandwidth {self.bandwidth:.1f} GB/s (one core)" +
+            (f", {self.bandwidth2:.1f} GB/s (two threads)" if self.bandwidth2 else ""))
 
     # -- export --------------------------------------------------------------
     def export(self, name):
@@ -566,7 +570,9 @@ def main():
         if b.peak:
             header.append(f"Measured peak: {b.peak:.1f} GFLOP/s per core ({b.peak_isa} FMA loop;"
                           " " + ", ".join(f"{k} {v:.1f}" for k, v in b.isa_peaks.items()) +
-                          f"); read bandwidth {b.bandwidth:.1f} GB/s on one core (bench/peak).")
+                          f"); read bandwidth {b.bandwidth:.1f} GB/s on one core" +
+                          (f", {b.bandwidth2:.1f} GB/s by two threads together"
+                           if b.bandwidth2 else "") + " (bench/peak).")
         header.append(f"Last run {now}{'' if final else ' (interrupted or in progress)'}: load"
                       f" average {start_load} at the start, {end_load} at the end (1, 5, 15"
                       f" minutes); {os.cpu_count()} cores.")
