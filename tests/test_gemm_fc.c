@@ -3,7 +3,8 @@
  * ragged shapes (M = 1..9, N and K off the vector widths), transA and transB,
  * alpha and beta, every broadcast form of C and every fused activation
  * (whole panels take the register epilogue where it applies, the rest the
- * scalar one), for each ISA the running CPU executes. */
+ * scalar one), for each ISA the running CPU executes; and layers past 4 MiB
+ * of weights, which AVX-512 streams through other loads. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -121,6 +122,12 @@ static void sweep(int isa)
 			for (int form = 0; form < 5; form++)
 				bad += check(isa, M, 130, 70, 0, M & 1, M == 2 ? -0.75f : 1.0f,
 				             M == 3 ? 0.5f : 1.0f, form, act, seed++);
+	/* weights past 4 MiB (RT_FC_STREAM_BYTES), which AVX-512 reads as 256-bit
+	 * halves: N = 1030 (16 x 64 + 6), K = 1100, 4.5 MB; both epilogues */
+	for (int M = 1; M <= 5; M += 2)
+		for (int t = 0; t < 4; t++)
+			bad += check(isa, M, 1030, 1100, 0, t & 1, t == 3 ? -0.75f : 1.0f, 0.5f,
+			             (t + M) % 3 == 0 ? 0 : 2, t < 2 ? RT_ACT_RELU : t, seed++);
 	cr_expect_eq(bad, 0, "%d mismatching cases", bad);
 }
 
