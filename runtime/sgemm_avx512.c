@@ -9,9 +9,11 @@
  * bound.
  *
  * Edges: a tile narrower than 48 columns computes only the 16-wide vectors
- * it needs (1, 2 or 3: an edge of N = 49 costs 64 columns, not 96), and stores
+ * it needs (1, 2 or 3: an edge of N = 50 costs 64 columns, not 96), and stores
  * use the AVX-512 write masks, so nothing outside C is read or written. Rows
- * past m repeat row 0 of A (never read past A) and are not stored.
+ * past m repeat row 0 of A (never read past A) and are not stored. An edge
+ * of at most 4 columns with A packed goes down the rows instead
+ * (rt_sgemm_avx512_cols_).
  *
  * SIMD is enabled by target attributes only; the file is empty unless the
  * compiler is GCC or Clang targeting x86-64. */
@@ -132,7 +134,64 @@ rt_sgemm_avx512_tile_(int nv, int kc,
 	if (m > 7) rt_sgemm_avx512_row_(c + 7 * ldc, nv, n, accumulate, c70, c71, c72);
 }
 
-RT_FN __attribute__((target("avx512f"))) void
+/* One column of the narrow edge: the lane i of sum u (four partial sums over
+ * k mod 4, so that four FMAs are in flight) is C(i, j). */
+#define RT_SGEMM_AVX512_COL_FMA_(j, u)                                           \
+	if (nc > j)                                                              \
+		s##j##u = _mm256_fmadd_ps(a##u, _mm256_set1_ps(b[(size_t)(k + u) * 48 + j]), s##j##u);
+
+/* The last nc (1..4, a constant after inlining) columns of C when A is packed
+ * (eight rows, contiguous at each k): vectors run down the rows instead, one
+ * 8-lane FMA per column and k, rather than a 16-column tile of which nc are
+ * wanted (N = 49 = 48 + 1 spent a third of the tile's FMAs on one column; a
+ * Winograd block of 49 tiles is such a GEMM). Rows past m are not loaded. */
+static inline __attribute__((always_inline, target("avx512f,avx512vl,avx2,fma"))) void
+rt_sgemm_avx512_cols_(int nc, int kc,
+                      const float *a, /* packed A panel, (i, k) at a[k*8 + i] */
+                      const float *b, /* packed B panel, [kc][48] */
+                      float *c, size_t ldc, int m, int accumulate)
+{
+	const __mmask8 km = (__mmask8)(m >= 8 ? 0xFF : (1u << m) - 1u);
+	__m256 s00 = _mm256_setzero_ps(), s01 = s00, s02 = s00, s03 = s00;
+	__m256 s10 = s00, s11 = s00, s12 = s00, s13 = s00;
+	__m256 s20 = s00, s21 = s00, s22 = s00, s23 = s00;
+	__m256 s30 = s00, s31 = s00, s32 = s00, s33 = s00;
+	int k = 0;
+	for (; k + 4 <= kc; k += 4) {
+		const __m256 a0 = _mm256_maskz_loadu_ps(km, a + (size_t)k * 8);
+		const __m256 a1 = _mm256_maskz_loadu_ps(km, a + (size_t)(k + 1) * 8);
+		const __m256 a2 = _mm256_maskz_loadu_ps(km, a + (size_t)(k + 2) * 8);
+		const __m256 a3 = _mm256_maskz_loadu_ps(km, a + (size_t)(k + 3) * 8);
+		RT_SGEMM_AVX512_COL_FMA_(0, 0) RT_SGEMM_AVX512_COL_FMA_(0, 1)
+		RT_SGEMM_AVX512_COL_FMA_(0, 2) RT_SGEMM_AVX512_COL_FMA_(0, 3)
+		RT_SGEMM_AVX512_COL_FMA_(1, 0) RT_SGEMM_AVX512_COL_FMA_(1, 1)
+		RT_SGEMM_AVX512_COL_FMA_(1, 2) RT_SGEMM_AVX512_COL_FMA_(1, 3)
+		RT_SGEMM_AVX512_COL_FMA_(2, 0) RT_SGEMM_AVX512_COL_FMA_(2, 1)
+		RT_SGEMM_AVX512_COL_FMA_(2, 2) RT_SGEMM_AVX512_COL_FMA_(2, 3)
+		RT_SGEMM_AVX512_COL_FMA_(3, 0) RT_SGEMM_AVX512_COL_FMA_(3, 1)
+		RT_SGEMM_AVX512_COL_FMA_(3, 2) RT_SGEMM_AVX512_COL_FMA_(3, 3)
+	}
+	for (; k < kc; k++) { /* the last kc mod 4, into sum 0 */
+		const __m256 a0 = _mm256_maskz_loadu_ps(km, a + (size_t)k * 8);
+		RT_SGEMM_AVX512_COL_FMA_(0, 0)
+		RT_SGEMM_AVX512_COL_FMA_(1, 0)
+		RT_SGEMM_AVX512_COL_FMA_(2, 0)
+		RT_SGEMM_AVX512_COL_FMA_(3, 0)
+	}
+	float col[4][8];
+	_mm256_storeu_ps(col[0], _mm256_add_ps(_mm256_add_ps(s00, s01), _mm256_add_ps(s02, s03)));
+	if (nc > 1)
+		_mm256_storeu_ps(col[1], _mm256_add_ps(_mm256_add_ps(s10, s11), _mm256_add_ps(s12, s13)));
+	if (nc > 2)
+		_mm256_storeu_ps(col[2], _mm256_add_ps(_mm256_add_ps(s20, s21), _mm256_add_ps(s22, s23)));
+	if (nc > 3)
+		_mm256_storeu_ps(col[3], _mm256_add_ps(_mm256_add_ps(s30, s31), _mm256_add_ps(s32, s33)));
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < nc; j++)
+			c[(size_t)i * ldc + j] = accumulate ? c[(size_t)i * ldc + j] + col[j][i] : col[j][i];
+}
+
+RT_FN __attribute__((target("avx512f,avx512vl,avx2,fma"))) void
 rt_sgemm_kernel_avx512(int kc,
                        const float *a, /* A(i, k) at a[i*ars + k*acs], [m][kc] */
                        size_t ars, size_t acs,
@@ -140,7 +199,16 @@ rt_sgemm_kernel_avx512(int kc,
                        float *c,       /* out: C tile, [m][n], row stride ldc */
                        size_t ldc, int m, int n, int accumulate)
 {
-	if (n > 32)
+	if (n <= 4 && ars == 1 && acs == 8) { /* A packed (or laid out alike) */
+		if (n == 1)
+			rt_sgemm_avx512_cols_(1, kc, a, b, c, ldc, m, accumulate);
+		else if (n == 2)
+			rt_sgemm_avx512_cols_(2, kc, a, b, c, ldc, m, accumulate);
+		else if (n == 3)
+			rt_sgemm_avx512_cols_(3, kc, a, b, c, ldc, m, accumulate);
+		else
+			rt_sgemm_avx512_cols_(4, kc, a, b, c, ldc, m, accumulate);
+	} else if (n > 32)
 		rt_sgemm_avx512_tile_(3, kc, a, ars, acs, b, c, ldc, m, n, accumulate);
 	else if (n > 16)
 		rt_sgemm_avx512_tile_(2, kc, a, ars, acs, b, c, ldc, m, n, accumulate);

@@ -20,7 +20,9 @@ int rt_sgemm_isa_supported(int isa)
 #endif
 #if RT_SGEMM_HAVE_AVX512
 	case RT_SGEMM_ISA_AVX512:
-		return __builtin_cpu_supports("avx512f");
+		/* the AVX-512 kernels also use 256-bit masked ops (AVX512VL), which
+		 * every AVX-512 CPU but Xeon Phi has */
+		return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 #endif
 #if RT_SGEMM_HAVE_NEON
 	case RT_SGEMM_ISA_NEON:

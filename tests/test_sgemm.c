@@ -237,15 +237,16 @@ ParameterizedTestParameters(sgemm, edges)
 	return cr_make_param_array(int, isas, sizeof isas / sizeof isas[0]);
 }
 
-/* one below, at and above the tile and block sizes, crossed */
+/* one below, at and above the tile and block sizes, crossed; edges of 1, 4
+ * and 5 columns past whole panels (AVX-512 takes up to 4 down the rows) */
 ParameterizedTest(int *isa, sgemm, edges)
 {
 	skip_unless_supported(*isa);
 	const int mr = RT_SGEMM_MR(*isa), nr = RT_SGEMM_NR(*isa);
 	const int kc = RT_SGEMM_KC(*isa), nc = RT_SGEMM_NC(*isa);
 	const int ms[] = {1, mr - 1, mr, mr + 1, 2 * mr, 2 * mr + 1, 3 * mr - 1};
-	const int ns[] = {1, nr - 1, nr, nr + 1, 2 * nr - 1, 2 * nr + 1, nc - 1, nc, nc + 1,
-	                  2 * nc + nr + 1};
+	const int ns[] = {1, 4, nr - 1, nr, nr + 1, nr + 4, nr + 5, 2 * nr - 1, 2 * nr + 1,
+	                  nc - 1, nc, nc + 1, 2 * nc + nr + 1};
 	const int ks[] = {1, 2, kc - 1, kc, kc + 1, 2 * kc + 1};
 	int n = 0;
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
