@@ -235,12 +235,12 @@ RT_FC_ISA_(avx512, RT_FC_AVX512_ATTR_, __m512, 16, _mm512_setzero_ps(), _mm512_l
            RT_FC_AVX512_RELU_)
 /* The same kernel for weights streamed from beyond L2 (rt_gemm_fc: more than
  * RT_FC_STREAM_BYTES): each 16-float vector of the panel is read as two
- * 256-bit halves. On a Zen 4, a 9216 x 4096 layer (151 MB, batch 1) streamed
- * 6-10% faster that way, at one thread and at two (AlexNet's classifier: 8.16
- * against 7.59 ms, 4.21 against 3.79), whether the FMAs were 512 or 256 bits
- * wide; from L2 or L3 both loads ran alike. The extra insert per vector costs
- * nothing while memory is the bound, so cache-resident layers keep whole
- * loads. */
+ * 256-bit halves. On a Zen 4, a standalone 9216 x 4096 stream (151 MB, batch
+ * 1) ran 6-10% faster that way (29.2 -> 31.2 GB/s), whether the FMAs were 512
+ * or 256 bits wide, and AlexNet's classifier at one thread went from 8.03 to
+ * 7.53 ms; from L2 or L3 both loads ran alike. The extra insert per vector
+ * costs nothing while memory is the bound, so cache-resident layers keep
+ * whole loads. */
 static inline RT_FC_INLINE_ RT_FC_AVX512_ATTR_ __m512 rt_gemm_fc_load_halves_(const float *q)
 {
 	const __m256d lo = _mm256_castps_pd(_mm256_loadu_ps(q));
