@@ -34,9 +34,11 @@
  * and M are read and written as contiguous vectors. How the footprints get
  * into lanes depends on the layout:
  *   - rows contiguous (CHW, HCW), AVX-512: lane t of footprint column j is
- *     input column mw t + j, so each column is a few masked loads of the row
- *     (the masks do the padding) deinterleaved with two-source permutes; the
- *     output interleaves the tile columns back the same way;
+ *     input column mw t + j. Tiles 3 or more columns wide read it with a
+ *     256-bit masked load a tile (the masks do the padding) and two 8 x 8
+ *     transposes; tiles 1 or 2 wide with masked loads of the row
+ *     deinterleaved by two-source permutes. The output interleaves the tile
+ *     columns back with permutes at every width;
  *   - HWC, AVX-512: a tile's footprint is a set of 16-channel vectors, so the
  *     transform runs with lanes = channels, then 16 x 16 transposes turn
  *     (tile, channel) blocks into V's (channel, tile) order (and M's back);
@@ -86,7 +88,8 @@ struct rt_wino_plan {
 	float alpha, beta;
 	struct rt_wino_sp bh, bw; /* B^T along H [ah][ah] and along W [aw][aw] */
 	struct rt_wino_sp oh, ow; /* A^T along H [mh][ah] and along W [mw][aw] */
-	/* AVX-512, rows contiguous: lane t of a footprint column is element
+	/* AVX-512, rows contiguous, tiles 1 or 2 wide (else the input goes by
+	 * tile, rt_wino_by_tile_avx512): lane t of a footprint column is element
 	 * mw t of a row segment, taken in dn chunks, chunk k from the 32-float
 	 * window of 16-float vectors dwin[k], dwin[k] + 1 (nwin vectors loaded) */
 	int dn, nwin;
@@ -564,6 +567,37 @@ rt_wino_at_##SUF(const struct rt_wino_plan *pl, const V *s, V *u, V bias, V *o) 
 }
 
 
+/* ---- 8 x 8 transposes (AVX2, and the AVX-512 tile paths) ------------------ */
+
+#if RT_SGEMM_X86_ && (RT_SGEMM_HAVE_AVX512 || RT_SGEMM_HAVE_AVX2)
+
+/* The 4 x 4 transposes within both 128-bit halves: o[j] lane k (and 4 + k)
+ * is lane j (and 4 + j) of the k-th of a, b, c, e. */
+__attribute__((target("avx2"))) static inline void
+rt_wino_tr4_avx2(__m256 a, __m256 b, __m256 c, __m256 e, __m256 *o)
+{
+	const __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpackhi_ps(a, b);
+	const __m256 t2 = _mm256_unpacklo_ps(c, e), t3 = _mm256_unpackhi_ps(c, e);
+	o[0] = _mm256_shuffle_ps(t0, t2, 0x44);
+	o[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
+	o[2] = _mm256_shuffle_ps(t1, t3, 0x44);
+	o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
+}
+
+/* In-place transpose of an 8 x 8 block: r[a] lane b <-> r[b] lane a. */
+__attribute__((target("avx2"))) static inline void rt_wino_tr8_avx2(__m256 *r)
+{
+	__m256 t[8];
+	rt_wino_tr4_avx2(r[0], r[1], r[2], r[3], t);     /* rows 0-3, columns j and 4 + j */
+	rt_wino_tr4_avx2(r[4], r[5], r[6], r[7], t + 4); /* rows 4-7 */
+	for (int j = 0; j < 4; j++) {
+		r[j] = _mm256_permute2f128_ps(t[j], t[4 + j], 0x20);
+		r[4 + j] = _mm256_permute2f128_ps(t[j], t[4 + j], 0x31);
+	}
+}
+
+#endif
+
 /* ---- AVX2: up to 8 lanes -------------------------------------------------- */
 
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
@@ -604,31 +638,6 @@ __attribute__((target("avx2"))) static inline void rt_wino_stn_avx2(float *p, __
 	}
 	if (n)
 		_mm_store_ss(p, h);
-}
-
-/* The 4 x 4 transposes within both 128-bit halves: o[j] lane k (and 4 + k)
- * is lane j (and 4 + j) of the k-th of a, b, c, e. */
-__attribute__((target("avx2"))) static inline void
-rt_wino_tr4_avx2(__m256 a, __m256 b, __m256 c, __m256 e, __m256 *o)
-{
-	const __m256 t0 = _mm256_unpacklo_ps(a, b), t1 = _mm256_unpackhi_ps(a, b);
-	const __m256 t2 = _mm256_unpacklo_ps(c, e), t3 = _mm256_unpackhi_ps(c, e);
-	o[0] = _mm256_shuffle_ps(t0, t2, 0x44);
-	o[1] = _mm256_shuffle_ps(t0, t2, 0xEE);
-	o[2] = _mm256_shuffle_ps(t1, t3, 0x44);
-	o[3] = _mm256_shuffle_ps(t1, t3, 0xEE);
-}
-
-/* In-place transpose of an 8 x 8 block: r[a] lane b <-> r[b] lane a. */
-__attribute__((target("avx2"))) static inline void rt_wino_tr8_avx2(__m256 *r)
-{
-	__m256 t[8];
-	rt_wino_tr4_avx2(r[0], r[1], r[2], r[3], t);     /* rows 0-3, columns j and 4 + j */
-	rt_wino_tr4_avx2(r[4], r[5], r[6], r[7], t + 4); /* rows 4-7 */
-	for (int j = 0; j < 4; j++) {
-		r[j] = _mm256_permute2f128_ps(t[j], t[4 + j], 0x20);
-		r[4 + j] = _mm256_permute2f128_ps(t[j], t[4 + j], 0x31);
-	}
 }
 
 /* One footprint row of a lane group, the row contiguous: d[j] lane t is
@@ -903,20 +912,70 @@ __attribute__((target("avx512f"))) static inline void rt_wino_tr16_avx512(__m512
 		r[i] = t[i];
 }
 
+/* Whether the rows-contiguous AVX-512 input transform reads a lane group's
+ * row segment a tile at a time: each tile's aw <= 8 columns in one 256-bit
+ * load, then 8 x 8 transposes between tiles and lanes, as on AVX2 (256-bit
+ * shuffles cost half of 512-bit ones on cores that split those in two,
+ * Zen 4). Else whole 16-float vectors and permutes (pl->didx). Measured
+ * at one thread on Zen 4, whole layers: tiles 3, 4 and 6 wide ran 4-19%
+ * faster by tile; tiles 2 wide (4 columns a tile, one permute a column)
+ * 12% slower. The output transform stays with permutes (pl->iidx): by tile
+ * it stored 16 narrow masked vectors a row and ran 5-20% slower. */
+static inline int rt_wino_by_tile_avx512(int mw)
+{
+	return mw >= 3;
+}
+
+/* The masks of the tile loads of a lane group whose row segment starts at
+ * column xs: tile t's columns j < aw with xs + mw t + j inside [0, W). */
+static inline void rt_wino_tilemask_avx512(const struct rt_wino_plan *pl, int xs, __mmask8 *tm)
+{
+	for (int t = 0; t < 16; t++) {
+		const int lo = xs + pl->mw * t, a = lo < 0 ? -lo : 0;
+		const int b = pl->W - lo < pl->aw ? pl->W - lo : pl->aw;
+		tm[t] = (__mmask8)(b > a ? ((1u << b) - 1u) & ~((1u << a) - 1u) : 0u);
+	}
+}
+
+/* One footprint row of a lane group, tile by tile: d[j] lane t is column j
+ * of tile t, read from row + mw t under mask tm[t]. Where nl <= 8, lanes
+ * 8-15 are zero (tiles 8-15 are not loaded). d has room for 8 vectors
+ * (columns aw .. 7 are written too). */
+__attribute__((target("avx512f,avx512vl,avx2"))) static inline void
+rt_wino_tiles_in_avx512(const float *row, int mw, int nl, const __mmask8 *tm, __m512 *d)
+{
+	__m256 lo[8], hi[8];
+	for (int t = 0; t < 8; t++)
+		lo[t] = _mm256_maskz_loadu_ps(tm[t], row + mw * t);
+	rt_wino_tr8_avx2(lo);
+	if (nl <= 8) {
+		for (int j = 0; j < 8; j++)
+			d[j] = _mm512_zextps256_ps512(lo[j]); /* lanes 8-15: never stored */
+		return;
+	}
+	for (int t = 0; t < 8; t++)
+		hi[t] = _mm256_maskz_loadu_ps(tm[8 + t], row + mw * (8 + t));
+	rt_wino_tr8_avx2(hi);
+	for (int j = 0; j < 8; j++)
+		d[j] = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo[j])),
+		                                           _mm256_castps_pd(hi[j]), 1));
+}
+
 /* Input transform of a block, rows contiguous (xps == 1). Channel by
  * channel, then the block's lane groups left to right, so that the reads
  * stream along ah rows at a time. */
-__attribute__((target("avx512f"))) static inline void
+__attribute__((target("avx512f,avx512vl,avx2"))) static inline void
 rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
                        const float *x, /* channel 0 of the group, input layout */
                        int tb0, int nt, /* the block's tiles */
                        float *v, /* V of the block: (xi, c, t) at v[xi*vxs + c*tb + t - tb0] */
                        int c0, int c1) /* the channels to transform */
 {
-	__m512 d[64], t[64], r[64], u[8];
+	__m512 d[64], t[64], r[64], u[8]; /* by tile, row i writes d[i aw .. i aw + 7]: (ah - 1) aw + 8 <= 64 */
 	__m512i didx[4];
 	__mmask16 cm[8][8]; /* [j][q]: lanes of window vector q of column j inside the row */
-	const int ah = pl->ah, aw = pl->aw, dn = pl->dn;
+	__mmask8 tm[16];    /* by tile: tile t's columns inside the row */
+	const int ah = pl->ah, aw = pl->aw, dn = pl->dn, by_tile = rt_wino_by_tile_avx512(pl->mw);
 	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 	for (int k = 0; k < dn; k++)
 		didx[k] = _mm512_loadu_si512(pl->didx[k]);
@@ -927,11 +986,14 @@ rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
 			nl = rt_wino_nl(pl, t0, tb0 + nt, 16);
 			const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
 			const __mmask16 vm = (__mmask16)(nl >= 16 ? 0xFFFF : (1u << nl) - 1u);
-			for (int j = 0; j < aw; j++)
-				for (int q = 0; q < pl->nwin; q++)
-					cm[j][q] = _mm512_cmplt_epu32_mask(
-						_mm512_add_epi32(iota, _mm512_set1_epi32(xs + j + 16 * q)),
-						_mm512_set1_epi32(pl->W));
+			if (by_tile)
+				rt_wino_tilemask_avx512(pl, xs, tm);
+			else
+				for (int j = 0; j < aw; j++)
+					for (int q = 0; q < pl->nwin; q++)
+						cm[j][q] = _mm512_cmplt_epu32_mask(
+							_mm512_add_epi32(iota, _mm512_set1_epi32(xs + j + 16 * q)),
+							_mm512_set1_epi32(pl->W));
 			for (int i = 0; i < ah; i++) {
 				const int iy = ys + i;
 				if (iy < 0 || iy >= pl->H) {
@@ -948,6 +1010,10 @@ rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
 				if (c + 1 < pl->cg)
 					for (int q = 0; q <= pl->nwin; q++)
 						_mm_prefetch((const char *)(row + pl->xcs + 16 * q), _MM_HINT_T0);
+				if (by_tile) {
+					rt_wino_tiles_in_avx512(row, pl->mw, nl, tm, d + i * aw);
+					continue;
+				}
 				for (int j = 0; j < aw; j++) {
 					if (dn == 0) {
 						d[i * aw + j] = _mm512_maskz_loadu_ps(cm[j][0], row + j);
