@@ -69,7 +69,7 @@ from timing import cpu_name, median  # noqa: E402
 ENGINES = ["dnncc", "onnxruntime", "openvino", "pytorch"]
 TSV_FIELDS = ["model", "engine", "threads", "status", "median_ms", "min_ms", "max_ms",
               "first_ms", "first_cpu_ms", "init_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
-              "build_s", "version", "load", "date", "round_ms", "note"]
+              "build_s", "version", "load", "date", "round_ms", "round_c2c_ns", "note"]
 MATCH_TOL = 1e-4
 
 for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
@@ -140,6 +140,20 @@ class Bench:
         self.bandwidth2 = None
 
     # -- the machine -------------------------------------------------------
+    def roundtrip(self):
+        """ns for two threads on CPUs 0 and 1 to pass a cache line there and
+        back (bench/peak roundtrip), or None: 50-90 ns on the Zen 4 VMs, or
+        310-360 ns while the host has put their two vCPUs on cores without a
+        shared L3, when 2-thread runs are slower (bench/README.md)."""
+        if not self.a.peak or not os.access(self.a.peak, os.X_OK):
+            return None
+        rc, out = run([self.a.peak, "roundtrip"], timeout=60)
+        for line in out.splitlines():
+            w = line.split()
+            if rc == 0 and len(w) == 2 and w[0] == "roundtrip_ns":
+                return float(w[1])
+        return None
+
     def measure_machine(self):
         if not self.a.peak or not os.access(self.a.peak, os.X_OK):
             log(f"peak: no bench/peak program at {self.a.peak}; fractions of peak left out")
@@ -248,7 +262,7 @@ class Bench:
         res.setdefault("status", "ok")
         return res
 
-    def finish(self, name, meta, engine, threads, rounds, load, took):
+    def finish(self, name, meta, engine, threads, rounds, load, took, c2c=()):
         """The models.tsv row of an engine at a thread count from its rounds:
         medians over the rounds' medians (wall, CPU), first calls and
         start-ups; min and max over every call; the output of the last round
@@ -268,6 +282,8 @@ class Bench:
             row["max_ms"] = max(r["max_ms"] for r in rounds)
             row["runs"] = sum(r["runs"] for r in rounds)
             row["round_ms"] = "/".join(f"{r['median_ms']:.4g}" for r in rounds)
+            if c2c and all(c is not None for c in c2c):
+                row["round_c2c_ns"] = "/".join(f"{c:.0f}" for c in c2c[:len(rounds)])
         if row["status"] == "ok":
             try:
                 err, rel = compare(os.path.join(self.work, f"{name}.{engine}-{threads}.bin"),
@@ -304,7 +320,9 @@ class Bench:
         builds = {t: self.build_dnncc(name, t) for t in threads} if "dnncc" in engines else {}
         per = {j: [] for j in jobs}
         took = {j: 0.0 for j in jobs}
+        c2c = []
         for r in range(self.a.rounds):
+            c2c.append(self.roundtrip() if any(t > 1 for t in threads) else None)
             for j in (jobs if r % 2 == 0 else jobs[::-1]):
                 if per[j] and per[j][-1].get("status") != "ok":
                     continue  # failed or refused: once is enough
@@ -313,11 +331,14 @@ class Bench:
                 took[j] += time.time() - t0
                 per[j].append(res)
             if self.a.rounds > 1:
-                log(f"    round {r + 1}/{self.a.rounds}: " + ", ".join(
+                log(f"    round {r + 1}/{self.a.rounds}"
+                    + (f" (core-to-core {c2c[-1]:.0f} ns)" if c2c[-1] is not None else "") + ": "
+                    + ", ".join(
                     f"{e} {t}T " + (f"{p[-1]['median_ms']:.4g}" if p[-1].get("status") == "ok"
                                     else p[-1].get("status", "?"))
                     for (e, t), p in per.items()))
-        rows = [self.finish(name, meta, e, t, per[(e, t)], load, took[(e, t)]) for e, t in jobs]
+        rows = [self.finish(name, meta, e, t, per[(e, t)], load, took[(e, t)], c2c)
+                for e, t in jobs]
         for b in builds.values():
             self.clean_dnncc(b)
         return rows
@@ -411,6 +432,13 @@ def write_markdown(path, rows, header, models, cols):
                 ratios.append("-")
         lines.append(f"| {m} | {fmt(g, '.3g')} | " + " | ".join(cells) + f" | {ini} | {fc} | " +
                      " | ".join(ratios) + " |")
+    c2c = [(m, r.get("round_c2c_ns")) for m in models
+           for r in [by.get((m, "dnncc", str(max(threads))))] if r and r.get("round_c2c_ns")]
+    if c2c:
+        lines += ["", "Core-to-core round trip before each round, ns (bench/peak roundtrip; above"
+                  " 300 the two vCPUs shared no L3 that round, and 2-thread runs that pass data"
+                  " between their threads were slower): " +
+                  ", ".join(f"{m} {v}" for m, v in c2c) + "."]
     lines += ["", "Median process CPU time per call in ms (all of the engine's threads together:"
               " on a shared machine the fairer figure at one thread, where wall time also counts"
               " the time other jobs held the core):", ""]
