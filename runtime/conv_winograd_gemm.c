@@ -49,6 +49,8 @@
  *     8 x 8 transpose; the output interleaves back the same ways and stores
  *     whole row segments (or tiles). Both transforms go channel by channel
  *     over the block;
+ *   - AVX-512 builds run the AVX2 rows-contiguous transforms where a tile
+ *     row has at most 8 tiles (a lane group is one row's tiles at most);
  *   - HWC on AVX2 gathers (masked) and stores lane by lane; C loops over
  *     lanes.
  * The 1-D matrices are applied with their common subexpressions written out
@@ -600,7 +602,9 @@ __attribute__((target("avx2"))) static inline void rt_wino_tr8_avx2(__m256 *r)
 
 /* ---- AVX2: up to 8 lanes -------------------------------------------------- */
 
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+/* AVX-512 builds have these too: their rows-contiguous transforms of layers
+ * whose tile rows are at most 8 tiles run here (rt_wino_channels_). */
+#if RT_SGEMM_X86_ && (RT_SGEMM_HAVE_AVX2 || RT_SGEMM_HAVE_AVX512)
 
 /* Whether the rows-contiguous AVX2 transforms move a tile row segment a
  * tile at a time (its columns in one vector, then 8 x 8 transposes): tiles
@@ -730,6 +734,9 @@ rt_wino_in_rows_avx2(const struct rt_wino_plan *pl,
 			const int ty = t0 / pl->tw, tx0 = t0 % pl->tw;
 			nl = rt_wino_nl(pl, t0, tb0 + nt, 8);
 			const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
+			/* made again for every group: kept from one group to the
+			 * next where xs had not changed, they ran 2-3% slower on
+			 * Zen 4 (28 x 28 and 14 x 14 F(4x4, 3x3)) */
 			rt_wino_colmask_avx2(pl, xs, cm);
 			for (int i = 0; i < ah; i++) {
 				const int iy = ys + i;
@@ -747,6 +754,7 @@ rt_wino_in_rows_avx2(const struct rt_wino_plan *pl,
 	}
 }
 
+#if RT_SGEMM_HAVE_AVX2 /* HWC in AVX-512 builds goes through their stage */
 /* Input transform of a lane group into V by masked gathers (any layout). */
 __attribute__((target("avx2,fma"))) static inline void
 rt_wino_in_avx2(const struct rt_wino_plan *pl,
@@ -785,6 +793,8 @@ rt_wino_in_avx2(const struct rt_wino_plan *pl,
 			rt_wino_stn_avx2(v + (size_t)e * pl->vxs + (size_t)c * pl->tb, r[e], nl);
 	}
 }
+
+#endif /* RT_SGEMM_HAVE_AVX2 */
 
 /* Output transform of the block's tiles [tb0, tb0 + nt), output channels
  * [m0, m1), with bias and epilogue, rows contiguous (yps == 1):
@@ -844,6 +854,7 @@ rt_wino_out_rows_avx2(const struct rt_wino_plan *pl,
 	}
 }
 
+#if RT_SGEMM_HAVE_AVX2 /* HWC in AVX-512 builds goes through their stage */
 /* Output transform of a lane group from M, with bias and epilogue, stored
  * lane by lane (any layout). */
 __attribute__((target("avx2,fma"))) static inline void
@@ -871,6 +882,7 @@ rt_wino_out_avx2(const struct rt_wino_plan *pl,
 	}
 }
 
+#endif /* RT_SGEMM_HAVE_AVX2 */
 #endif
 
 /* ---- AVX-512: up to 16 lanes, loads and permutes ------------------------- */
@@ -977,6 +989,7 @@ rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
 	__mmask8 tm[16];    /* by tile: tile t's columns inside the row */
 	const int ah = pl->ah, aw = pl->aw, dn = pl->dn, by_tile = rt_wino_by_tile_avx512(pl->mw);
 	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	int m_xs = -pl->padL - 1; /* the segment tm or cm is for (none yet) */
 	for (int k = 0; k < dn; k++)
 		didx[k] = _mm512_loadu_si512(pl->didx[k]);
 	for (int c = c0; c < c1; c++) {
@@ -986,14 +999,19 @@ rt_wino_in_rows_avx512(const struct rt_wino_plan *pl,
 			nl = rt_wino_nl(pl, t0, tb0 + nt, 16);
 			const int ys = ty * pl->mh - pl->padT, xs = tx0 * pl->mw - pl->padL;
 			const __mmask16 vm = (__mmask16)(nl >= 16 ? 0xFFFF : (1u << nl) - 1u);
-			if (by_tile)
-				rt_wino_tilemask_avx512(pl, xs, tm);
-			else
-				for (int j = 0; j < aw; j++)
-					for (int q = 0; q < pl->nwin; q++)
-						cm[j][q] = _mm512_cmplt_epu32_mask(
-							_mm512_add_epi32(iota, _mm512_set1_epi32(xs + j + 16 * q)),
-							_mm512_set1_epi32(pl->W));
+			/* the masks depend on xs alone: kept while it holds (a row
+			 * of 9-16 tiles is one group), 1% faster on Zen 4 */
+			if (xs != m_xs) {
+				if (by_tile)
+					rt_wino_tilemask_avx512(pl, xs, tm);
+				else
+					for (int j = 0; j < aw; j++)
+						for (int q = 0; q < pl->nwin; q++)
+							cm[j][q] = _mm512_cmplt_epu32_mask(
+								_mm512_add_epi32(iota, _mm512_set1_epi32(xs + j + 16 * q)),
+								_mm512_set1_epi32(pl->W));
+				m_xs = xs;
+			}
 			for (int i = 0; i < ah; i++) {
 				const int iy = ys + i;
 				if (iy < 0 || iy >= pl->H) {
@@ -1319,7 +1337,11 @@ static void rt_wino_channels_(void *ctx, int c0, int c1)
 {
 	const struct rt_wino_job_ *j = ctx;
 #if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX512
-	if (j->lanes == 16) {
+	/* A lane group never spans two tile rows, so where a row has at most 8
+	 * tiles, 16 lanes would be half empty or worse: the 8-lane transforms
+	 * do the same work with vectors half as wide (one F(4x4, 3x3) or
+	 * F(6x6, 3x3) conv of 13 x 13 to 28 x 28 on Zen 4: 11-16% faster) */
+	if (j->lanes == 16 && j->pl->tw > 8) {
 		if (j->phase == 0)
 			rt_wino_in_rows_avx512(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
 		else
@@ -1327,7 +1349,7 @@ static void rt_wino_channels_(void *ctx, int c0, int c1)
 		return;
 	}
 #endif
-#if RT_SGEMM_X86_ && RT_SGEMM_HAVE_AVX2
+#if RT_SGEMM_X86_ && (RT_SGEMM_HAVE_AVX2 || RT_SGEMM_HAVE_AVX512)
 	if (j->phase == 0)
 		rt_wino_in_rows_avx2(j->pl, j->xg, j->tb0, j->nt, j->vb, c0, c1);
 	else
