@@ -4,10 +4,11 @@
  * POSIX systems with GCC-style atomics, unless NAME_SINGLE_THREAD is defined;
  * the library defines it in dnncc_rt.h so the tests can run kernels threaded.
  *
- * How: rt_pool_start(n) creates n - 1 workers once. rt_pool_parallel(fn, ctx,
- * items) cuts [0, items) into at most 16n chunks at fixed boundaries
- * (items*k/chunks; rt_pool_cut_ picks the count that shares items most
- * evenly) and publishes the job by bumping a generation counter; the
+ * How: rt_pool_start(n) creates n - 1 workers once and returns when each
+ * has gone to sleep a first time (so a later call meets no fresh page).
+ * rt_pool_parallel(fn, ctx, items) cuts [0, items) into at most 16n chunks
+ * at fixed boundaries (items*k/chunks; rt_pool_cut_ picks the count that
+ * shares items most evenly) and publishes the job by bumping a generation counter; the
  * caller and the workers then claim chunks one at a time from an atomic
  * word that carries the generation in its high half (so a worker late for
  * one job can never claim a chunk of the next) and the unclaimed range
@@ -107,13 +108,30 @@ static void rt_pool_work_(unsigned g, int front)
 	}
 }
 
+/* Faults in the worker's first RT_POOL_STACK_ bytes of stack, so that a
+ * kernel whose frame goes deeper than any this worker ran before (chunks go
+ * to whichever thread claims them) meets no fresh stack page in a later call
+ * (the Winograd transforms alone keep 12 KiB of vectors). */
+#define RT_POOL_STACK_ 65536
+__attribute__((noinline)) static void rt_pool_touch_stack_(void)
+{
+	volatile char pad[RT_POOL_STACK_];
+	for (int i = 0; i < RT_POOL_STACK_; i += 1024)
+		pad[i] = 0;
+	(void)pad[0];
+}
+
 static void *rt_pool_worker_(void *arg)
 {
 	unsigned seen = rt_pool_.start_gen;
+	/* the first wait sleeps at once, so that the sleep and its wake-up
+	 * (mutex, condition variable, futex: code and stack the spin never
+	 * meets) run first at start-up, not inside some later call */
+	int spins = RT_POOL_SLEEP_SPINS_;
 	(void)arg;
+	rt_pool_touch_stack_();
 	for (;;) {
 		unsigned g;
-		int spins = 0;
 		while ((g = __atomic_load_n(&rt_pool_.gen, __ATOMIC_ACQUIRE)) == seen) {
 			if (++spins < RT_POOL_SLEEP_SPINS_) {
 				RT_POOL_PAUSE_();
@@ -127,6 +145,7 @@ static void *rt_pool_worker_(void *arg)
 			pthread_mutex_unlock(&rt_pool_.mu);
 			spins = 0;
 		}
+		spins = 0;
 		seen = g;
 		if (__atomic_load_n(&rt_pool_.quit, __ATOMIC_ACQUIRE))
 			break;
@@ -245,6 +264,10 @@ RT_FN int rt_pool_start(int n)
 		rt_pool_stop();
 		return 1;
 	}
+	/* until every worker has gone to sleep once (its first wait), so that
+	 * the next job wakes them: see rt_pool_worker_ */
+	while (__atomic_load_n(&rt_pool_.sleepers, __ATOMIC_SEQ_CST) != n - 1)
+		sched_yield();
 	return rt_pool_.n;
 }
 #endif
