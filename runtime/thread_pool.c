@@ -8,9 +8,9 @@
  * has gone to sleep a first time (so a later call meets no fresh page).
  * rt_pool_parallel(fn, ctx, items) cuts [0, items) into at most 16n chunks
  * at fixed boundaries (items*k/chunks; rt_pool_cut_ picks the count that
- * shares items most evenly) and publishes the job by bumping a generation counter; the
- * caller and the workers then claim chunks one at a time from an atomic
- * word that carries the generation in its high half (so a worker late for
+ * shares items most evenly) and publishes the job by bumping a generation
+ * counter; the caller and the workers then claim chunks one at a time
+ * from an atomic word that carries the generation in its high half (so a worker late for
  * one job can never claim a chunk of the next) and the unclaimed range
  * [lo, hi) in its low half, run fn on each, and count them done; the caller
  * returns when all are. The caller claims from the front, the workers from
