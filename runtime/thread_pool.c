@@ -143,9 +143,8 @@ static void *rt_pool_worker_(void *arg)
 				pthread_cond_wait(&rt_pool_.cv, &rt_pool_.mu);
 			__atomic_sub_fetch(&rt_pool_.sleepers, 1, __ATOMIC_SEQ_CST);
 			pthread_mutex_unlock(&rt_pool_.mu);
-			spins = 0;
 		}
-		spins = 0;
+		spins = 0; /* for the next wait */
 		seen = g;
 		if (__atomic_load_n(&rt_pool_.quit, __ATOMIC_ACQUIRE))
 			break;
