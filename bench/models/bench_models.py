@@ -67,6 +67,9 @@ import nets  # noqa: E402
 from timing import cpu_name, median  # noqa: E402
 
 ENGINES = ["dnncc", "onnxruntime", "openvino", "pytorch"]
+# A core-to-core round trip above this (ns) means the two cores shared no L3
+# (bench/peak roundtrip: 50-90 shared, 310-360 split on the Zen 4 VMs).
+SPLIT_L3_NS = 200
 TSV_FIELDS = ["model", "engine", "threads", "status", "median_ms", "min_ms", "max_ms",
               "first_ms", "first_cpu_ms", "init_ms", "runs", "cpu_ms", "gflop", "gflops", "frac_peak", "max_abs_err", "rel_err",
               "build_s", "version", "load", "date", "round_ms", "round_c2c_ns", "note"]
@@ -401,6 +404,58 @@ def engine_table(by, models, cols, cell):
     return lines
 
 
+def state_rounds(r, split):
+    """The round medians (ms) of a models.tsv row measured in rounds whose
+    core-to-core round trip says the two cores shared an L3 (split False)
+    or not (split True), sorted; empty where the row has no per-round record."""
+    if not r or r.get("status") != "ok" or not r.get("round_c2c_ns") or not r.get("round_ms"):
+        return []
+    try:
+        ms = [float(v) for v in r["round_ms"].split("/")]
+        c2c = [float(v) for v in r["round_c2c_ns"].split("/")]
+    except ValueError:
+        return []
+    return sorted(t for t, c in zip(ms, c2c) if (c > SPLIT_L3_NS) == split)
+
+
+def state_table(by, models, t):
+    """At t threads, each engine's median over the rounds that began with a
+    shared L3 and over those that began with split ones, and the faster of
+    onnxruntime and OpenVINO over dnncc in each state: a 2-thread figure
+    depends on which L3s the two vCPUs got that round, and the engines were
+    timed side by side within each round. Only the networks and engines
+    with such rounds; nothing where no round was split."""
+    if t < 2:
+        return []
+    states = (("shared", False), ("split", True))
+    if not any(state_rounds(by.get((m, "dnncc", str(t))), True) for m in models):
+        return []
+    engines = [e for e in ENGINES
+               if any(state_rounds(by.get((m, e, str(t))), sp) for m in models for sp in (0, 1))]
+    models = [m for m in models
+              if any(state_rounds(by.get((m, "dnncc", str(t))), sp) for sp in (0, 1))]
+    lines = ["", f"At {t} threads, by the state each round began in (round trip under"
+             f" {SPLIT_L3_NS} ns: the two cores shared an L3): median over those rounds in ms,"
+             " the number of rounds in parentheses; the last columns as above, per state (a"
+             " round can change state midway, the label is its start):", "",
+             "| network | " + " | ".join(f"{e} {s}" for e in engines for s, _ in states) + " | " +
+             " | ".join(f"best other / dnncc {s}" for s, _ in states) + " |",
+             "|---" * (1 + len(engines) * len(states) + len(states)) + "|"]
+    for m in models:
+        cells, ratios = [], []
+        for e in engines:
+            for _, split in states:
+                v = state_rounds(by.get((m, e, str(t))), split)
+                cells.append(f"{median(v):.3g} ({len(v)})" if v else "-")
+        for _, split in states:
+            d = state_rounds(by.get((m, "dnncc", str(t))), split)
+            o = [median(v) for e in ("onnxruntime", "openvino")
+                 for v in [state_rounds(by.get((m, e, str(t))), split)] if v]
+            ratios.append(f"{min(o) / median(d):.2f}x" if d and o else "-")
+        lines.append(f"| {m} | " + " | ".join(cells + ratios) + " |")
+    return lines
+
+
 def write_markdown(path, rows, header, models, cols):
     by = {(r["model"], r["engine"], str(r["threads"])): r for r in rows}
     lines = ["# Whole networks: dnncc against onnxruntime, OpenVINO and PyTorch", ""]
@@ -439,6 +494,7 @@ def write_markdown(path, rows, header, models, cols):
                   " 300 the two vCPUs shared no L3 that round, and 2-thread runs that pass data"
                   " between their threads were slower): " +
                   ", ".join(f"{m} {v}" for m, v in c2c) + "."]
+    lines += state_table(by, models, max(threads))
     lines += ["", "Median process CPU time per call in ms (all of the engine's threads together:"
               " on a shared machine the fairer figure at one thread, where wall time also counts"
               " the time other jobs held the core):", ""]
