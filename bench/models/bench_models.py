@@ -431,9 +431,9 @@ def state_table(by, models, t):
     if not any(state_rounds(by.get((m, "dnncc", str(t))), True) for m in models):
         return []
     engines = [e for e in ENGINES
-               if any(state_rounds(by.get((m, e, str(t))), sp) for m in models for sp in (0, 1))]
+               if any(state_rounds(by.get((m, e, str(t))), sp) for m in models for _, sp in states)]
     models = [m for m in models
-              if any(state_rounds(by.get((m, "dnncc", str(t))), sp) for sp in (0, 1))]
+              if any(state_rounds(by.get((m, "dnncc", str(t))), sp) for _, sp in states)]
     lines = ["", f"At {t} threads, by the state each round began in (round trip under"
              f" {SPLIT_L3_NS} ns: the two cores shared an L3): median over those rounds in ms,"
              " the number of rounds in parentheses; the last columns as above, per state (a"
@@ -491,7 +491,7 @@ def write_markdown(path, rows, header, models, cols):
            for r in [by.get((m, "dnncc", str(max(threads))))] if r and r.get("round_c2c_ns")]
     if c2c:
         lines += ["", "Core-to-core round trip before each round, ns (bench/peak roundtrip; above"
-                  " 300 the two vCPUs shared no L3 that round, and 2-thread runs that pass data"
+                  f" {SPLIT_L3_NS} the two vCPUs shared no L3 that round, and 2-thread runs that pass data"
                   " between their threads were slower): " +
                   ", ".join(f"{m} {v}" for m, v in c2c) + "."]
     lines += state_table(by, models, max(threads))
