@@ -1522,7 +1522,8 @@ static void print_init(struct plan *p, struct emitter *e)
 		emit_line(e, "#else");
 	}
 	if (arena_floats)
-		emit_line(e, "memset(%s_arena, 0, sizeof %s_arena);", N, N);
+		/* by count: the typed arena's NAME_arena is a pointer into a union */
+		emit_line(e, "memset(%s_arena, 0, %zu * sizeof(float));", N, arena_floats);
 	if (emit_threads_of(p) > 1)
 		emit_line(e, "#endif");
 	if (touch_weights) {
