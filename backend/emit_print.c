@@ -591,6 +591,16 @@ static void print_front_matter(struct plan *p, struct emitter *e)
 	emit_blank(e);
 	emit_line(e, "/* Runtime functions are private to this file, so models link together. */");
 	emit_line(e, "#define RT_FN static");
+	emit_line(e, "/* The arena and the weights start on a cache line (64 bytes) where the");
+	emit_line(e, " * compiler takes GCC's aligned attribute: their tensors lie at multiples of");
+	emit_line(e, " * 64 bytes from the start, so no 64-byte vector of a blocked layout then");
+	emit_line(e, " * straddles two lines (a plain static array of floats is 16- or 32-byte");
+	emit_line(e, " * aligned). The kernels accept any float alignment. */");
+	emit_line(e, "#ifdef __GNUC__");
+	emit_line(e, "#define RT_ALIGN64 __attribute__((aligned(64)))");
+	emit_line(e, "#else");
+	emit_line(e, "#define RT_ALIGN64");
+	emit_line(e, "#endif");
 	if (emit_threads_of(p) > 1) {
 		emit_line(e, "#if !defined(%s_SINGLE_THREAD) && defined(__GNUC__) && \\", p->upper);
 		emit_line(e, "    (defined(__unix__) || defined(__APPLE__))");
@@ -638,7 +648,7 @@ static void print_weights(struct plan *p, struct emitter *e)
 		emit_line(e, " * filled by %s_load_weights() from %s.weights.bin. */", N,
 		          emit_cmt(p, p->base));
 		if (count)
-			emit_line(e, "static float %s[%zu];", p->weights_sym, count);
+			emit_line(e, "static float %s[%zu] RT_ALIGN64;", p->weights_sym, count);
 		emit_line(e, "static int %s_weights_loaded; /* set by a successful load */", N);
 		emit_blank(e);
 		return;
@@ -646,7 +656,7 @@ static void print_weights(struct plan *p, struct emitter *e)
 	/* C array: hexadecimal literals are exact (C99 6.4.4.2). */
 	emit_line(e, "/* The weights (%zu bytes), each tensor 64-byte aligned in the blob. */",
 	          p->weights_bytes);
-	emit_open(e, "static const float %s[%zu] =", p->weights_sym, count);
+	emit_open(e, "static const float %s[%zu] RT_ALIGN64 =", p->weights_sym, count);
 	size_t at = 0; /* floats written */
 	for (int i = 0; i < p->n_consts; i++) {
 		const struct tensor *t = p->consts[i];
@@ -732,10 +742,10 @@ static void print_arena_and_sizes(struct plan *p, struct emitter *e)
 		if (p->typed) { /* 8-byte types live in it too */
 			size_t n8 = emit_align_up(g->arena_size, 8) / 8;
 			emit_line(e, "static union { float f[%zu]; int64_t i[%zu]; double d[%zu]; } "
-			          "%s_arena_store;", 2 * n8, n8, n8, N);
+			          "%s_arena_store RT_ALIGN64;", 2 * n8, n8, n8, N);
 			emit_line(e, "static float *const %s_arena = %s_arena_store.f;", N, N);
 		} else {
-			emit_line(e, "static float %s_arena[%zu];", N,
+			emit_line(e, "static float %s_arena[%zu] RT_ALIGN64;", N,
 			          emit_align_up(g->arena_size, sizeof(float)) / sizeof(float));
 		}
 		emit_blank(e);

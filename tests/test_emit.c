@@ -1218,12 +1218,12 @@ static void check_views(enum weights_mode mode, const char *expect_in_c, int exp
 
 Test(emit_weights, carray)
 {
-	check_views(WEIGHTS_CARRAY, "static const float net_weights[104] = {", 0, 0);
+	check_views(WEIGHTS_CARRAY, "static const float net_weights[104] RT_ALIGN64 = {", 0, 0);
 }
 
 Test(emit_planned, views)
 {
-	check_views(WEIGHTS_CARRAY, "static const float net_weights[104] = {", 0, 1);
+	check_views(WEIGHTS_CARRAY, "static const float net_weights[104] RT_ALIGN64 = {", 0, 1);
 }
 
 Test(emit_weights, embed)
@@ -1238,7 +1238,7 @@ Test(emit_weights, file)
 
 Test(emit_weights, auto_small_is_carray)
 {
-	check_views(WEIGHTS_AUTO, "static const float net_weights[104] = {", 0, 0);
+	check_views(WEIGHTS_AUTO, "static const float net_weights[104] RT_ALIGN64 = {", 0, 0);
 }
 
 /* Over 1 MiB of weights: AUTO embeds them, and the C file stays small. */
