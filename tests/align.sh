@@ -65,9 +65,7 @@ EOF
 
 run_case() {
 	c=$1
-	d=$out/$c
-	rm -rf "$d"
-	mkdir -p "$d"
+	case_dir "$c"
 	case $c in
 	embed | c-array | file)
 		sym=model_weights

@@ -6,6 +6,7 @@
 #   cases_init NAME     sets top_srcdir (from $here, the script's folder),
 #                       DNNCC (absolute; exits 99 without one), CC,
 #                       out=$PWD/tests/NAME/out and the counters.
+#   case_dir CASE       sets d=$out/CASE, removed and created again
 #   pass CASE, skip CASE WHY, fail CASE (shows the log's tail)
 #   cases_run CASE...   calls the script's run_case on each, prints
 #                       "N passed, N failed, N skipped" and exits 1 on a
@@ -42,6 +43,13 @@ cases_init() {
 		exit 99
 	fi
 	mkdir -p "$out"
+}
+
+# case_dir CASE: d=$out/CASE, emptied (a case's log and files start afresh)
+case_dir() {
+	d=$out/$1
+	rm -rf "$d"
+	mkdir -p "$d"
 }
 
 pass() { passed=$((passed + 1)); echo "PASS: $1"; }

@@ -30,9 +30,7 @@ MIN_FAULTS=64
 
 run_case() {
 	c=$1
-	d=$out/$c
-	rm -rf "$d"
-	mkdir -p "$d"
+	case_dir "$c"
 	case $c in
 	mlp_1t) threads=1 ;;
 	mlp_2t) threads=2 ;;
