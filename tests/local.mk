@@ -312,8 +312,8 @@ clean-first-call-tests:
 .PHONY: clean-first-call-tests
 # The arena and the weights of generated code start on a 64-byte boundary
 # (issue 9), in every weights mode and in the typed arena.
-TESTS += tests/align.sh
-dist_noinst_SCRIPTS += tests/align.sh
+TESTS += tests/align/check.sh
+dist_noinst_SCRIPTS += tests/align/check.sh
 clean-local: clean-align-tests
 clean-align-tests:
 	-rm -rf tests/align/out

@@ -1,5 +1,5 @@
 #!/bin/sh
-# align.sh - the generated arena and weights start on a 64-byte boundary
+# check.sh - the generated arena and weights start on a 64-byte boundary
 # (issue 9: blocked layouts' 64-byte vectors must not straddle cache lines;
 # a plain static float array is only 16- or 32-byte aligned: ResNet-50's
 # arena landed at ...a0 before). The memory planner puts every tensor at a
@@ -17,9 +17,9 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/testlib.sh
-. "$here/testlib.sh"
+. "$here/../testlib.sh"
 cases_init align
-model=$here/../samples/fashion_mnist/fashion_cnn.onnx
+model=$top_srcdir/samples/fashion_mnist/fashion_cnn.onnx
 PY=/usr/bin/python3
 
 compilers=
@@ -50,10 +50,10 @@ int main(void)
 	return bad;
 }
 EOF
+	def=
+	[ -n "$2" ] && def=-DWEIGHTS=$2
 	for cc in $compilers; do
 		for o in -O0 -O2; do
-			def=
-			[ -n "$2" ] && def=-DWEIGHTS=$2
 			# shellcheck disable=SC2086 # def is empty or one word
 			(cd "$1" && $cc -std=c99 -Wall -Wextra -pedantic -Werror $o $def -o check check.c -lm) \
 				>>"$1/log" 2>&1 || { echo "$cc $o: does not build" >>"$1/log"; return 1; }
