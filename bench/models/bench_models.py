@@ -428,12 +428,14 @@ def state_table(by, models, t):
     if t < 2:
         return []
     states = (("shared", False), ("split", True))
-    if not any(state_rounds(by.get((m, "dnncc", str(t))), True) for m in models):
+
+    def rounds(m, e, split):
+        return state_rounds(by.get((m, e, str(t))), split)
+
+    if not any(rounds(m, "dnncc", True) for m in models):
         return []
-    engines = [e for e in ENGINES
-               if any(state_rounds(by.get((m, e, str(t))), sp) for m in models for _, sp in states)]
-    models = [m for m in models
-              if any(state_rounds(by.get((m, "dnncc", str(t))), sp) for _, sp in states)]
+    engines = [e for e in ENGINES if any(rounds(m, e, sp) for m in models for _, sp in states)]
+    models = [m for m in models if any(rounds(m, "dnncc", sp) for _, sp in states)]
     lines = ["", f"At {t} threads, by the state each round began in (round trip under"
              f" {SPLIT_L3_NS} ns: the two cores shared an L3): median over those rounds in ms,"
              " the number of rounds in parentheses; the last columns as above, per state (a"
@@ -445,12 +447,11 @@ def state_table(by, models, t):
         cells, ratios = [], []
         for e in engines:
             for _, split in states:
-                v = state_rounds(by.get((m, e, str(t))), split)
+                v = rounds(m, e, split)
                 cells.append(f"{median(v):.3g} ({len(v)})" if v else "-")
         for _, split in states:
-            d = state_rounds(by.get((m, "dnncc", str(t))), split)
-            o = [median(v) for e in ("onnxruntime", "openvino")
-                 for v in [state_rounds(by.get((m, e, str(t))), split)] if v]
+            d = rounds(m, "dnncc", split)
+            o = [median(v) for v in (rounds(m, e, split) for e in ("onnxruntime", "openvino")) if v]
             ratios.append(f"{min(o) / median(d):.2f}x" if d and o else "-")
         lines.append(f"| {m} | " + " | ".join(cells + ratios) + " |")
     return lines
