@@ -917,6 +917,13 @@ static int plan_unary(struct plan *p, struct layer *l)
 		add_arg(l, x, "x");
 		return 0;
 	}
+	if (n->op == OP_SIGMOID) {
+		l->unit = RT_UNIT_UNARY_VEC; /* vectorised exp */
+		l->kernel = "rt_unary_vec";
+		l->u.unary.act = RT_MATH_SIGMOID;
+		add_arg(l, x, "x");
+		return 0;
+	}
 	l->kernel = "rt_unary";
 	add_arg(l, x, "x");
 	return 0;
@@ -961,6 +968,12 @@ static int plan_math(struct plan *p, struct layer *l)
 		return -1;
 	}
 	l->u.unary.n = ir_numel(y);
+	if (rt_unary_vec_has(l->u.unary.act)) {
+		l->unit = RT_UNIT_UNARY_VEC;
+		l->kernel = "rt_unary_vec";
+		add_arg(l, x, "x");
+		return 0;
+	}
 	l->unit = RT_UNIT_UNARY_MATH;
 	l->kernel = "rt_unary_math";
 	add_arg(l, x, "x");

@@ -910,6 +910,16 @@ static void print_conv_struct(struct emitter *e, const char *name, const struct 
 	emit_close(e, ";");
 }
 
+/* A Sigmoid or math function runtime/unary_vec.c vectorises (the planner's
+ * choice: rt_unary_vec_has); alpha and beta already spelled. */
+static void print_unary_vec(struct emitter *e, const struct layer *l, const char *alpha,
+                            const char *beta)
+{
+	emit_line(e, "rt_unary_vec(%s, %s, %s, RT_SGEMM_ISA, %" PRId64 ", x, y); /* function, "
+	             "alpha, beta, ISA, n */",
+	          rt_math_names[l->u.unary.act], alpha, beta, l->u.unary.n);
+}
+
 static void print_layer_body(struct plan *p, struct emitter *e, const struct layer *l)
 {
 	char f[6][64];
@@ -1099,6 +1109,10 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		}
 		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
+		if (l->unit == RT_UNIT_UNARY_VEC) {
+			print_unary_vec(e, l, f[0], f[1]);
+			break;
+		}
 		if (l->unit == RT_UNIT_ACT_VEC) {
 			emit_line(e, "rt_act_vec(%s, %s, RT_SGEMM_ISA, %" PRId64 ", x, y); /* act, alpha, "
 			             "ISA, n */",
@@ -1111,6 +1125,10 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 	case OP_EXP: /* OPK_MATH */
 		float_lit(f[0], sizeof f[0], l->u.unary.alpha);
 		float_lit(f[1], sizeof f[1], l->u.unary.beta);
+		if (l->unit == RT_UNIT_UNARY_VEC) {
+			print_unary_vec(e, l, f[0], f[1]);
+			break;
+		}
 		emit_line(e, "rt_unary_math(%s, %s, %s, %" PRId64 ", x, y); /* function, alpha, beta, "
 		             "n */",
 		          rt_math_names[l->u.unary.act], f[0], f[1], l->u.unary.n);

@@ -30,6 +30,9 @@ void rt_global_pool_cl(int N, int C, int HW, int isa, int block, int avg, const 
 void rt_eltwise(int op, int isa, size_t n, const float *a, const float *b, float *y);
 /* act_vec.c: Relu, LeakyRelu (act: RT_ACT_RELU, RT_ACT_LEAKY_RELU) */
 void rt_act_vec(int act, float alpha, int isa, size_t n, const float *x, float *y);
+/* unary_vec.c: Sigmoid, Exp, Erf, Gelu, HardSigmoid, HardSwish vectorised
+ * (fn: enum rt_math_fn where rt_unary_vec_has(fn)) */
+void rt_unary_vec(int fn, float alpha, float beta, int isa, size_t n, const float *x, float *y);
 /* chan_binary.c: x op p[n*sn + c*sc] (op: RT_ADD, SUB, MUL, MAX, MIN, PRELU;
  * block: -1 CHW, 0 HWC, 8 CHW8c, 16 CHW16c) */
 void rt_chan_binary(int op, int isa, int block, int N, int C, size_t HW, const float *x,

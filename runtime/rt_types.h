@@ -161,7 +161,8 @@ static inline void rt_tap_range(int i0, int d, int n, int k, int *t0, int *t1)
 	X(RT_MATH_MISH)                                                        \
 	X(RT_MATH_THRESHOLDED_RELU) /* alpha */                                \
 	X(RT_MATH_GELU)             /* approximate="none" */                   \
-	X(RT_MATH_GELU_TANH)        /* approximate="tanh" */
+	X(RT_MATH_GELU_TANH)        /* approximate="tanh" */                   \
+	X(RT_MATH_SIGMOID)          /* ONNX Sigmoid (an rt_act elsewhere) */
 
 enum rt_math_fn {
 #define X(e) e,
@@ -169,6 +170,14 @@ enum rt_math_fn {
 #undef X
 	RT_MATH_COUNT_
 };
+static inline int rt_unary_vec_has(int fn)
+{
+	/* Whether unary_vec.c vectorises fn (enum rt_math_fn); the others run
+	 * unary_math.c's double-precision loop. (Said inside the body, so a
+	 * model that does not call it gets none of its text.) */
+	return fn == RT_MATH_SIGMOID || fn == RT_MATH_EXP || fn == RT_MATH_ERF ||
+	       fn == RT_MATH_GELU || fn == RT_MATH_HARD_SIGMOID || fn == RT_MATH_HARD_SWISH;
+}
 
 /* 2-D convolution, ONNX Conv semantics (cross-correlation).
  * x: [N, C, H, W]   w: [M, C/group, kH, kW]   b: [M] or NULL   y: [N, M, oH, oW] */

@@ -61,11 +61,14 @@ static inline double rt_math_apply(int fn, double alpha, double beta, double v)
 	case RT_MATH_MISH: return v * tanh((v > 0.0 ? v : 0.0) + log1p(exp(-fabs(v))));
 	/* ThresholdedRelu: x for x > alpha, else 0 */
 	case RT_MATH_THRESHOLDED_RELU: return v > alpha ? v : 0.0;
-	/* Gelu: x * Phi(x) = x / 2 * (1 + erf(x / sqrt(2))) */
-	case RT_MATH_GELU: return 0.5 * v * (1.0 + erf(v * 0.70710678118654752440));
+	/* Gelu: x * Phi(x) = x / 2 * (1 + erf(x / sqrt(2))), as x / 2 * erfc(-x / sqrt(2)):
+	 * the same function, without 1 + erf cancelling to 0 for x below about -8 */
+	case RT_MATH_GELU: return 0.5 * v * erfc(-v * 0.70710678118654752440);
 	/* Gelu, approximate="tanh": x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) */
 	case RT_MATH_GELU_TANH:
 		return 0.5 * v * (1.0 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+	/* Sigmoid: 1 / (1 + exp(-x)) (rt_unary_vec's reference) */
+	case RT_MATH_SIGMOID: return 1.0 / (1.0 + exp(-v));
 	default: return v;
 	}
 }

@@ -2,7 +2,8 @@
  * global_pool_cl.c, eltwise.c) against the textbook CHW kernels, in every
  * layout they run (HWC, CHW8c, CHW16c) and with every ISA the host executes
  * (rt_sgemm_isa_supported; one test per ISA, an ISA the host lacks skips),
- * the vectorised Relu/LeakyRelu (act_vec.c) against rt_unary, and the
+ * the vectorised Relu/LeakyRelu (act_vec.c) against rt_unary, the
+ * vectorised exp-based functions (unary_vec.c) against rt_unary_math, and the
  * per-channel binary ops (chan_binary.c) against rt_binary.
  *
  * Shapes: random sizes including 1, channels below, at, above and not a
@@ -14,6 +15,7 @@
  * relative 1e-5 (averages multiply by a reciprocal). Blocked outputs must
  * keep the padding channels zero. */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +395,89 @@ static void act_case(int isa)
 	}
 }
 
+/* Error of got in units in the last place of the float want (the spacing of
+ * floats at max(|want|, floor), at least the smallest subnormal's); 0 when
+ * both are the same NaN-ness and infinity, INFINITY when they differ there. */
+static double ulps(float got, float want, float floor)
+{
+	if (isnan(got) || isnan(want))
+		return isnan(got) && isnan(want) ? 0 : INFINITY;
+	if (isinf(got) || isinf(want))
+		return got == want ? 0 : INFINITY;
+	int ex;
+	frexpf(fmaxf(fabsf(want), floor), &ex); /* in [2^(ex-1), 2^ex) */
+	double u = ldexp(1.0, (ex - 1 > FLT_MIN_EXP - 1 ? ex - 1 : FLT_MIN_EXP - 1) - (FLT_MANT_DIG - 1));
+	return fabs((double)got - (double)want) / u;
+}
+
+/* unary_vec.c against unary_math.c's double-precision reference, rounded
+ * to float once: every function on a sweep of x over [-12, 12] (steps of
+ * 1e-4 near 0 and 1/128 elsewhere), 1000 random x in [-20, 20], values where exp over- and
+ * underflows, subnormals, signed zeros, infinities and NaN, in calls of
+ * every length 0..70 (vector tails) and in place. The bounds are over the
+ * measured worst (printed; the same on every ISA here): exp 1 ulp, sigmoid
+ * and erf 2, the hard functions 1 (counted in ulps of 1, below), all under
+ * 4; gelu 2 for x >= 0 and 7 for x < 0, where 1 + erf is erfc(|x|/sqrt 2),
+ * whose fit (1.2e-7) and float evaluation add up (x near -4, values near
+ * 1e-4): under 8. */
+static void unary_vec_case(int isa)
+{
+	if (!rt_sgemm_isa_supported(isa))
+		cr_skip_test("the host cannot run %s", rt_sgemm_isa_name(isa));
+	static const int fns[] = {RT_MATH_SIGMOID, RT_MATH_EXP, RT_MATH_ERF, RT_MATH_GELU,
+	                          RT_MATH_HARD_SIGMOID, RT_MATH_HARD_SWISH};
+	static const float special[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-40f, -1e-40f, 0.5f,
+	                                -0.5f, 0.4999999f, 0.5000001f, 88.37f, 88.7f, 88.73f,
+	                                89.5f, -87.33f, -87.4f, -100.0f, -103.9f, -104.5f, 200.0f,
+	                                -200.0f, 3.0f, -3.0f, 6.0f, -6.0f, 1e30f, -1e30f};
+	size_t n = 0, cap = 4096 + 2 * 24 * 64 + sizeof special / sizeof special[0] + 3 + 1000;
+	float *x = malloc(cap * sizeof *x), *y = malloc((cap + 1) * sizeof *y);
+	float *ref = malloc(cap * sizeof *ref);
+	cr_assert(x && y && ref);
+	for (int i = -2048; i < 2048; i++) /* densely near 0 */
+		x[n++] = (float)i * 1e-4f;
+	for (int i = -24 * 64; i < 24 * 64; i++)
+		x[n++] = (float)i / 128.0f + 1.0f / 1024.0f;
+	for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+		x[n++] = special[i];
+	x[n++] = INFINITY, x[n++] = -INFINITY, x[n++] = NAN;
+	rng = 7171u + (unsigned)isa;
+	for (int i = 0; i < 1000; i++) /* and anywhere in [-20, 20] */
+		x[n++] = 2.0f * rndf() + (float)rnd(0, 999) * 1e-6f;
+	for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+		const float a = 0.2f, b = 0.5f; /* HardSigmoid's defaults */
+		rt_unary_math(fns[f], a, b, n, x, ref);
+		y[n] = 42.0f;
+		rt_unary_vec(fns[f], a, b, isa, n, x, y);
+		/* the hard functions round alpha x + beta (x / 6 + 1/2) once in float
+		 * and cancel near their corners, as float code does: their error is
+		 * counted in ulps of 1, the scale of their terms */
+		const float floor = fns[f] == RT_MATH_HARD_SIGMOID || fns[f] == RT_MATH_HARD_SWISH;
+		double w = 0;
+		size_t at = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!(ulps(y[i], ref[i], floor) <= w))
+				w = ulps(y[i], ref[i], floor), at = i;
+		printf("unary_vec [%s] fn %d: worst %.2f ulp at x = %.9g (got %.9g, want %.9g)\n",
+		       rt_sgemm_isa_name(isa), fns[f], w, x[at], y[at], ref[at]);
+		cr_assert(w <= (fns[f] == RT_MATH_GELU ? 8.0 : 4.0) && y[n] == 42.0f, "unary_vec [%s] fn %d: %.3g ulp at x = %.9g: "
+		          "got %.9g, want %.9g%s", rt_sgemm_isa_name(isa), fns[f], w, x[at], y[at],
+		          ref[at], y[n] == 42.0f ? "" : "; wrote past n");
+		/* short calls (vector tails), from an odd offset, and in place */
+		for (size_t m = 0; m <= 70; m++) {
+			float t[71];
+			memcpy(t, x + 4001, m * sizeof *t);
+			rt_unary_vec(fns[f], a, b, isa, m, t, t);
+			for (size_t i = 0; i < m; i++)
+				cr_assert(memcmp(&t[i], &y[4001 + i], sizeof t[i]) == 0,
+				          "unary_vec [%s] fn %d: n %zu, element %zu differs from the long "
+				          "call's: %.9g, %.9g", rt_sgemm_isa_name(isa), fns[f], m, i, t[i],
+				          y[4001 + i]);
+		}
+	}
+	free(x), free(y), free(ref);
+}
+
 /* chan_binary.c: x [N, C, H, W] op a per-channel p ([C], [N, C] or one
  * value) in CHW, HWC, CHW8c and CHW16c against rt_binary on CHW; exact
  * (the same float operation per element). */
@@ -465,6 +550,7 @@ static void chan_case(int isa)
 	Test(nonconv, global_pool_##sfx) { global_case(ISA, 60); }        \
 	Test(nonconv, eltwise_##sfx) { eltwise_case(ISA); }                \
 	Test(nonconv, act_##sfx) { act_case(ISA); }                       \
+	Test(nonconv, unary_vec_##sfx) { unary_vec_case(ISA); }           \
 	Test(nonconv, chan_##sfx) { chan_case(ISA); }
 
 NONCONV_TESTS_FOR_ISA(RT_SGEMM_ISA_C, c)

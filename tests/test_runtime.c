@@ -1220,6 +1220,7 @@ static double math_double(int fn, double alpha, double beta, double x)
 	case RT_MATH_GELU: return 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
 	case RT_MATH_GELU_TANH:
 		return 0.5 * x * (1.0 + tanh(sqrt(2.0 / pi) * (x + 0.044715 * pow(x, 3.0))));
+	case RT_MATH_SIGMOID: return 1.0 / (1.0 + exp(-x));
 	default: return NAN;
 	}
 }
