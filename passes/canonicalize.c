@@ -1884,6 +1884,99 @@ static void warn_unused_attrs(struct diag *d, struct node *n)
 	}
 }
 
+
+/* ---- GELU from its parts -------------------------------------------------------
+ * Exporters before opset 20 (torch's nn.GELU, Hugging Face's gelu) write
+ * x * Phi(x) as five nodes:
+ *   u = Div(x, sqrt 2)  (or Mul(x, 1/sqrt 2))
+ *   e = Erf(u)
+ *   s = Add(e, 1)
+ *   y = Mul(Mul(x, s), 0.5)  or  Mul(Mul(x, 0.5), s)  (operands in any order)
+ * four passes over memory (and an erf) where one Gelu node does the lot.
+ * The pattern becomes Gelu(x) on the last Mul's node when the constants are
+ * float32 scalars of those values (within 1e-6 relative), every
+ * intermediate is read once and is no graph output, and nothing broadcasts
+ * (x has y's shape). */
+
+/* Whether t is a float32 constant of one element, v within 1e-6 relative. */
+static int is_scalar_const(const struct tensor *t, double v)
+{
+	return t && t->data && t->dtype == DTYPE_F32 && ir_numel(t) == 1 &&
+	       fabs(const_elem(t, 0) - v) <= 1e-6 * fabs(v);
+}
+
+/* The operand of n (a live op node of two inputs) that is not the constant
+ * v; for Div only the dividend. NULL when n is no such node. */
+static struct tensor *operand_beside(const struct node *n, enum op op, double v)
+{
+	if (!n || n->dead || n->op != op || n->n_inputs != 2 || n->n_outputs != 1)
+		return NULL;
+	if (is_scalar_const(n->inputs[1], v))
+		return n->inputs[0];
+	if (op != OP_DIV && is_scalar_const(n->inputs[0], v))
+		return n->inputs[1];
+	return NULL;
+}
+
+/* Whether s = Add(Erf(x / sqrt 2), 1) with every link read once; its three
+ * nodes into chain. */
+static int gelu_erf_chain(const struct graph *g, struct tensor *s, const struct tensor *x,
+                          struct node *chain[3])
+{
+	struct node *add = live_producer(s);
+	struct tensor *e = operand_beside(add, OP_ADD, 1.0);
+	struct node *erf = live_producer(e);
+	if (!erf || erf->op != OP_ERF || erf->n_inputs != 1 || n_readers(g, s) != 1 ||
+	    n_readers(g, e) != 1 || n_readers(g, erf->inputs[0]) != 1)
+		return 0;
+	struct node *scale = live_producer(erf->inputs[0]);
+	const struct tensor *u = operand_beside(scale, OP_DIV, 1.41421356237309505);
+	if (!u)
+		u = operand_beside(scale, OP_MUL, 0.70710678118654752);
+	if (u != x)
+		return 0;
+	chain[0] = scale, chain[1] = erf, chain[2] = add;
+	return 1;
+}
+
+static int fuse_gelu(struct graph *g, struct node *y)
+{
+	if (y->dead || y->op != OP_MUL || y->n_inputs != 2 || y->n_outputs != 1 || !y->outputs[0] ||
+	    y->outputs[0]->dtype != DTYPE_F32)
+		return 0;
+	const struct tensor *out = y->outputs[0];
+	for (int k = 0; k < 2; k++) {
+		struct tensor *p = y->inputs[k], *q = y->inputs[1 - k];
+		struct node *m = live_producer(p), *chain[3];
+		if (!m || m->op != OP_MUL || m->n_inputs != 2 || n_readers(g, p) != 1)
+			continue;
+		struct tensor *x = NULL;
+		if (is_scalar_const(q, 0.5)) { /* y = Mul(x, s) * 0.5 */
+			for (int j = 0; j < 2 && !x; j++)
+				if (gelu_erf_chain(g, m->inputs[j], m->inputs[1 - j], chain))
+					x = m->inputs[1 - j];
+		} else { /* y = Mul(x, 0.5) * s */
+			struct tensor *h = operand_beside(m, OP_MUL, 0.5);
+			if (h && gelu_erf_chain(g, q, h, chain))
+				x = h;
+		}
+		if (!x || x->dtype != DTYPE_F32 || x->rank != out->rank ||
+		    memcmp(x->dims, out->dims, (size_t)x->rank * sizeof x->dims[0]) != 0)
+			continue;
+		for (int c = 0; c < 3; c++)
+			chain[c]->dead = 1;
+		m->dead = 1;
+		struct tensor **in = arena_alloc(&g->arena, sizeof *in);
+		in[0] = x;
+		y->inputs = in;
+		y->n_inputs = 1;
+		y->op = OP_GELU;
+		put_string(g, y, "approximate", "none");
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- 5. activation epilogues ---------------------------------------------------
  * act(conv(x)) becomes conv(x) with an epilogue when the conv's output feeds
  * only the activation: the conv then writes the activation's output tensor,
@@ -1972,6 +2065,9 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
 	for (int i = 0; i < g->n_nodes; i++)
 		if (!g->nodes[i]->dead)
 			warn_unused_attrs(d, g->nodes[i]);
+
+	for (int i = 0; i < g->n_nodes; i++)
+		fuse_gelu(g, g->nodes[i]);
 
 	/* A residual Add folds into its conv first (fuse.c), so that an
 	 * activation after the Add joins the same epilogue. */

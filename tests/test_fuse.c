@@ -701,3 +701,75 @@ Test(residual, runtime_epilogue_in_dense_and_blocked_layouts)
 			cr_assert_eq(seen, n_real);
 		}
 }
+
+/* ---- GELU from its parts (canonicalize.c fuse_gelu) ------------------------------ */
+
+/* A float32 scalar constant (rank 0). */
+static struct tensor *scalar(struct graph *g, const char *name, float v)
+{
+	float *p = arena_alloc(&g->arena, sizeof *p);
+	*p = v;
+	return ir_new_constant(g, name, DTYPE_F32, 0, NULL, p);
+}
+
+/* x -> Relu -> r; GELU(r) written out in five nodes, the exporters' ways:
+ * form 0 torch's Mul(Mul(r, s), 0.5) with u = Div(r, sqrt 2); form 1
+ * Mul(Mul(0.5, r), s) with u = Mul(r, 1/sqrt 2) and operands swapped;
+ * form 2 like 0 with the Add's constant 2 (no GELU); form 3 like 0 with
+ * the Erf's output also a graph output; form 4 like 0 with a Div by 2. */
+static struct graph *gelu_parts(int form)
+{
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 8, 5, 5)));
+	struct tensor *r = act(g, "r", SHAPE(1, 8, 5, 5)), *u = act(g, "u", SHAPE(1, 8, 5, 5));
+	struct tensor *e = act(g, "e", SHAPE(1, 8, 5, 5)), *s = act(g, "s", SHAPE(1, 8, 5, 5));
+	struct tensor *m = act(g, "m", SHAPE(1, 8, 5, 5));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 8, 5, 5)));
+	node(g, OP_RELU, "relu", INS(x), r);
+	if (form == 1)
+		node(g, OP_MUL, "scale", INS(scalar(g, "c", 0.70710678f), r), u);
+	else
+		node(g, OP_DIV, "scale", INS(r, scalar(g, "c", form == 4 ? 2.0f : 1.4142135f)), u);
+	node(g, OP_ERF, "erf", INS(u), e);
+	if (form == 3)
+		output(g, e);
+	node(g, OP_ADD, "add", INS(scalar(g, "one", form == 2 ? 2.0f : 1.0f), e), s);
+	if (form == 1) {
+		node(g, OP_MUL, "half", INS(scalar(g, "h", 0.5f), r), m);
+		node(g, OP_MUL, "out", INS(s, m), y);
+	} else {
+		node(g, OP_MUL, "half", INS(r, s), m);
+		node(g, OP_MUL, "out", INS(m, scalar(g, "h", 0.5f)), y);
+	}
+	return g;
+}
+
+Test(gelu, parts_become_one_gelu_node)
+{
+	for (int form = 0; form < 2; form++) {
+		struct graph *g = gelu_parts(form);
+		canonicalize_ok(g);
+		cr_assert_eq(count_op(g, OP_GELU), 1, "form %d", form);
+		cr_assert_eq(count_op(g, OP_ERF) + count_op(g, OP_MUL) + count_op(g, OP_DIV) +
+		                     count_op(g, OP_ADD), 0, "form %d: parts left", form);
+		struct node *n = find(g, "out");
+		cr_assert_not_null(n);
+		cr_assert_eq(n->op, OP_GELU);
+		cr_assert_eq(n->n_inputs, 1);
+		cr_assert_str_eq(n->inputs[0]->name, "r");
+		cr_assert_str_eq(ir_attr_string(n, "approximate", "?"), "none");
+		cr_assert_eq(n->outputs[0], g->outputs[0]);
+		ir_graph_free(g);
+	}
+}
+
+Test(gelu, parts_stay_where_the_pattern_differs)
+{
+	for (int form = 2; form <= 4; form++) {
+		struct graph *g = gelu_parts(form);
+		canonicalize_ok(g);
+		cr_assert_eq(count_op(g, OP_GELU), 0, "form %d fused", form);
+		cr_assert_eq(count_op(g, OP_ERF), 1, "form %d", form);
+		ir_graph_free(g);
+	}
+}
