@@ -239,7 +239,83 @@ static int infer_range(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
-int typed_infer(struct graph *g, struct node *n, struct diag *d)
+/* Largest output fold_small computes at compile time. */
+#define TYPED_FOLD_MAX 4096
+
+/* Where, the comparisons and Not over constants small enough to be shape
+ * arithmetic (torch's expand(n, -1, -1) exports Equal and Where over the
+ * target shape) fold into a constant, so an Expand or Reshape reading it
+ * sees a static shape. Integers compare exactly, floats as doubles (NaN
+ * unequal to all). Returns 0 (folded or left as a node). */
+static int fold_small(struct graph *g, struct node *n)
+{
+	struct tensor *y = n->outputs[0];
+	const int64_t total = ir_numel(y);
+	const size_t es = ir_dtype_size(y->dtype);
+	if (total > TYPED_FOLD_MAX || !es)
+		return 0;
+	for (int i = 0; i < n->n_inputs; i++)
+		if (!n->inputs[i] || !n->inputs[i]->data || !ir_dtype_size(n->inputs[i]->dtype))
+			return 0;
+	unsigned char *p = arena_alloc(&g->arena, total ? (size_t)total * es : 1);
+	for (int64_t k = 0; k < total; k++) {
+		int64_t at[3] = {0, 0, 0}; /* element of each input that k reads */
+		for (int i = 0; i < n->n_inputs; i++) {
+			const struct tensor *t = n->inputs[i];
+			int64_t rest = k, off = 0, stride = 1;
+			for (int dd = y->rank - 1; dd >= 0; dd--) {
+				const int64_t idx = rest % y->dims[dd];
+				rest /= y->dims[dd];
+				const int td = dd - (y->rank - t->rank);
+				if (td < 0)
+					continue;
+				if (t->dims[td] != 1)
+					off += idx * stride;
+				stride *= t->dims[td];
+			}
+			at[i] = off;
+		}
+		if (n->op == OP_WHERE) {
+			const struct tensor *src = n->inputs[const_i(n->inputs[0], at[0]) ? 1 : 2];
+			memcpy(p + (size_t)k * es,
+			       (const unsigned char *)src->data + (size_t)at[src == n->inputs[1] ? 1 : 2] * es,
+			       es);
+			continue;
+		}
+		int r;
+		if (n->op == OP_NOT) {
+			r = !const_i(n->inputs[0], at[0]);
+		} else {
+			const struct tensor *a = n->inputs[0], *b = n->inputs[1];
+			int c; /* -1, 0, 1; 2 when unordered */
+			if (is_int(a->dtype) || a->dtype == DTYPE_BOOL) {
+				const int64_t u = const_i(a, at[0]), v = const_i(b, at[1]);
+				c = u < v ? -1 : u > v;
+			} else {
+				const double u = const_f(a, at[0]), v = const_f(b, at[1]);
+				c = u < v ? -1 : u > v ? 1 : u == v ? 0 : 2;
+			}
+			switch (n->op) {
+			case OP_EQUAL: r = c == 0; break;
+			case OP_LESS: r = c == -1; break;
+			case OP_GREATER: r = c == 1; break;
+			case OP_LESS_OR_EQUAL: r = c == -1 || c == 0; break;
+			default: r = c == 1 || c == 0; break; /* OP_GREATER_OR_EQUAL */
+			}
+		}
+		p[k] = (unsigned char)r;
+	}
+	y->data = p;
+	return 0;
+}
+
+static int folds_small(enum op op)
+{
+	return op == OP_WHERE || op == OP_NOT || op == OP_EQUAL || op == OP_LESS ||
+	       op == OP_GREATER || op == OP_LESS_OR_EQUAL || op == OP_GREATER_OR_EQUAL;
+}
+
+static int typed_infer_rule(struct graph *g, struct node *n, struct diag *d)
 {
 	int rank;
 	int64_t dims[IR_MAX_RANK];
@@ -517,5 +593,15 @@ int typed_canon(struct graph *g, struct node *n, struct diag *d)
 		return 1;
 	default: break;
 	}
+	return 0;
+}
+
+int typed_infer(struct graph *g, struct node *n, struct diag *d)
+{
+	if (typed_infer_rule(g, n, d))
+		return -1;
+	if (folds_small(n->op) && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->rank >= 0 &&
+	    (n->outputs[0]->dtype == DTYPE_BOOL || n->op == OP_WHERE))
+		return fold_small(g, n);
 	return 0;
 }

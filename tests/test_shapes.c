@@ -1208,3 +1208,32 @@ Test(shapes, conv_transpose_1d_3d)
 	assert_shape(y3, 5, I64(1), I64(2), I64(3 - 1 + 4 + 1), I64(2 * 3 + 1 + 1),
 	             I64(3 * 4 + 1 + 1));
 }
+
+Test(shapes, expand_target_from_equal_and_where_folds)
+{
+	/* t.expand(n, -1, -1) as torch exports it (ViT's class token): the
+	 * target [n, -1, -1] goes through Equal(target, -1) and Where(., 1,
+	 * target), all constants, so Expand sees a static shape. */
+	struct tensor *tok = input("tok", 3, I64(1), I64(1), I64(8));
+	struct tensor *tgt = const_i("tgt", 3, I64(1), I64(-1), I64(-1));
+	struct tensor *eq = act("eq"), *wh = act("wh"), *y = act("y"), *z = act("z");
+	struct tensor *lt = act("lt"), *nt = act("nt");
+	node(OP_EQUAL, "equal", 2, tgt, const_i("m1", -1, I64(-1)), 1, eq);
+	node(OP_WHERE, "where", 3, eq, const_i("ones", 3, I64(1), I64(1), I64(1)), tgt, 1, wh);
+	node(OP_EXPAND, "expand", 2, tok, wh, 1, y);
+	node1(OP_RELU, "relu", y, z);
+	node(OP_LESS, "less", 2, tgt, const_i("zero", -1, I64(0)), 1, lt);
+	node1(OP_NOT, "not", lt, nt);
+	mark_output(z);
+	mark_output(nt);
+	run_ok();
+	cr_assert_not_null(eq->data);
+	cr_assert_eq(((const unsigned char *)eq->data)[0], 0);
+	cr_assert_eq(((const unsigned char *)eq->data)[1], 1);
+	assert_i64_data(wh, 3, I64(1), I64(1), I64(1));
+	assert_shape(y, 3, I64(1), I64(1), I64(8));
+	cr_assert_not_null(nt->data);
+	cr_assert(((const unsigned char *)nt->data)[0] == 1 &&
+	          ((const unsigned char *)nt->data)[1] == 0 && ((const unsigned char *)nt->data)[2] == 0);
+	cr_assert_eq(count_op(OP_EQUAL) + count_op(OP_WHERE) + count_op(OP_LESS) + count_op(OP_NOT), 0);
+}
