@@ -12,7 +12,8 @@
  * the cheap nodes whose inputs are all constant -- Constant, Shape (which needs
  * only its input's shape), Gather, Cast, Slice, Squeeze, Unsqueeze, Concat,
  * Reshape, Flatten, Identity, ConstantOfShape, Transpose and Add/Sub/Mul/Div on
- * int and float -- into constants in the graph arena, marking those nodes dead.
+ * int and float (typed_ops.c adds the comparisons, Not and Where on small
+ * constants) -- into constants in the graph arena, marking those nodes dead.
  * This is what turns the Shape->Gather->Unsqueeze->Concat->Reshape chains that
  * PyTorch exports into plain constant shapes. Heavy float compute (Conv, Gemm,
  * MatMul, pooling) is never folded: it stays a node.
