@@ -437,8 +437,8 @@ static int broadcast_dims(int ra, const int64_t *a, int rb, const int64_t *b, in
 }
 
 /* Element strides of a (rank, dims) operand read at every index of an output
- * of rank r: 0 along broadcast dims. */
-static void broadcast_strides(int rank, const int64_t *dims, int r, int64_t *st)
+ * of rank r: 0 along broadcast dims (passes.h; typed_ops.c folds with it). */
+void infer_broadcast_strides(int rank, const int64_t *dims, int r, int64_t *st)
 {
 	int64_t s = 1;
 	for (int i = r - 1; i >= 0; i--) {
@@ -738,8 +738,8 @@ static int fold_binary(struct ctx *c, struct node *n, int ra, const int64_t *da,
 		return 0;
 	int r = y->rank;
 	int64_t sa[IR_MAX_RANK], sb[IR_MAX_RANK], idx[IR_MAX_RANK] = {0};
-	broadcast_strides(ra, da, r, sa);
-	broadcast_strides(rb, db, r, sb);
+	infer_broadcast_strides(ra, da, r, sa);
+	infer_broadcast_strides(rb, db, r, sb);
 	int64_t total = ir_numel(y), oa = 0, ob = 0;
 	for (int64_t k = 0; k < total; k++) {
 		if (dt == DTYPE_F32) {

@@ -93,6 +93,9 @@ static inline uint64_t pass_max_arena(const struct options *opt)
  * chains and small arithmetic) into constants, and marks those nodes dead.
  * Guarantees: every live tensor has a known shape; errors name the node. */
 int pass_infer_shapes(struct graph *g, const struct options *opt, struct diag *d);
+/* Element strides of a (rank, dims) operand read at every index of a
+ * broadcast output of rank r (numpy rules): 0 along broadcast dims. */
+void infer_broadcast_strides(int rank, const int64_t *dims, int r, int64_t *st);
 
 /* ---- typed_ops.c -------------------------------------------------------------
  * Operators on integer, boolean and float64 tensors (issue 11). infer_shapes

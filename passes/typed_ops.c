@@ -246,45 +246,30 @@ static int infer_range(struct graph *g, struct node *n, struct diag *d)
  * arithmetic (torch's expand(n, -1, -1) exports Equal and Where over the
  * target shape) fold into a constant, so an Expand or Reshape reading it
  * sees a static shape. Integers compare exactly, floats as doubles (NaN
- * unequal to all). Returns 0 (folded or left as a node). */
-static int fold_small(struct graph *g, struct node *n)
+ * unequal to all). A node with a non-constant input, or a bigger output,
+ * stays. */
+static void fold_small(struct graph *g, struct node *n)
 {
 	struct tensor *y = n->outputs[0];
 	const int64_t total = ir_numel(y);
 	const size_t es = ir_dtype_size(y->dtype);
 	if (total > TYPED_FOLD_MAX || !es)
-		return 0;
-	for (int i = 0; i < n->n_inputs; i++)
-		if (!n->inputs[i] || !n->inputs[i]->data || !ir_dtype_size(n->inputs[i]->dtype))
-			return 0;
+		return;
+	int64_t st[3][IR_MAX_RANK], at[3] = {0, 0, 0}, idx[IR_MAX_RANK] = {0};
+	for (int i = 0; i < n->n_inputs; i++) {
+		const struct tensor *t = n->inputs[i];
+		if (!t || !t->data || !ir_dtype_size(t->dtype))
+			return;
+		infer_broadcast_strides(t->rank, t->dims, y->rank, st[i]);
+	}
 	unsigned char *p = arena_alloc(&g->arena, total ? (size_t)total * es : 1);
 	for (int64_t k = 0; k < total; k++) {
-		int64_t at[3] = {0, 0, 0}; /* element of each input that k reads */
-		for (int i = 0; i < n->n_inputs; i++) {
-			const struct tensor *t = n->inputs[i];
-			int64_t rest = k, off = 0, stride = 1;
-			for (int dd = y->rank - 1; dd >= 0; dd--) {
-				const int64_t idx = rest % y->dims[dd];
-				rest /= y->dims[dd];
-				const int td = dd - (y->rank - t->rank);
-				if (td < 0)
-					continue;
-				if (t->dims[td] != 1)
-					off += idx * stride;
-				stride *= t->dims[td];
-			}
-			at[i] = off;
-		}
 		if (n->op == OP_WHERE) {
-			const struct tensor *src = n->inputs[const_i(n->inputs[0], at[0]) ? 1 : 2];
+			const int pick = const_i(n->inputs[0], at[0]) ? 1 : 2;
 			memcpy(p + (size_t)k * es,
-			       (const unsigned char *)src->data + (size_t)at[src == n->inputs[1] ? 1 : 2] * es,
-			       es);
-			continue;
-		}
-		int r;
-		if (n->op == OP_NOT) {
-			r = !const_i(n->inputs[0], at[0]);
+			       (const unsigned char *)n->inputs[pick]->data + (size_t)at[pick] * es, es);
+		} else if (n->op == OP_NOT) {
+			p[k] = !const_i(n->inputs[0], at[0]);
 		} else {
 			const struct tensor *a = n->inputs[0], *b = n->inputs[1];
 			int c; /* -1, 0, 1; 2 when unordered */
@@ -296,17 +281,24 @@ static int fold_small(struct graph *g, struct node *n)
 				c = u < v ? -1 : u > v ? 1 : u == v ? 0 : 2;
 			}
 			switch (n->op) {
-			case OP_EQUAL: r = c == 0; break;
-			case OP_LESS: r = c == -1; break;
-			case OP_GREATER: r = c == 1; break;
-			case OP_LESS_OR_EQUAL: r = c == -1 || c == 0; break;
-			default: r = c == 1 || c == 0; break; /* OP_GREATER_OR_EQUAL */
+			case OP_EQUAL: p[k] = c == 0; break;
+			case OP_LESS: p[k] = c == -1; break;
+			case OP_GREATER: p[k] = c == 1; break;
+			case OP_LESS_OR_EQUAL: p[k] = c == -1 || c == 0; break;
+			default: p[k] = c == 1 || c == 0; break; /* OP_GREATER_OR_EQUAL */
 			}
 		}
-		p[k] = (unsigned char)r;
+		for (int d = y->rank - 1; d >= 0; d--) { /* next output index */
+			for (int i = 0; i < n->n_inputs; i++)
+				at[i] += st[i][d];
+			if (++idx[d] < y->dims[d])
+				break;
+			for (int i = 0; i < n->n_inputs; i++)
+				at[i] -= st[i][d] * y->dims[d];
+			idx[d] = 0;
+		}
 	}
 	y->data = p;
-	return 0;
 }
 
 static int folds_small(enum op op)
@@ -600,8 +592,7 @@ int typed_infer(struct graph *g, struct node *n, struct diag *d)
 {
 	if (typed_infer_rule(g, n, d))
 		return -1;
-	if (folds_small(n->op) && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->rank >= 0 &&
-	    (n->outputs[0]->dtype == DTYPE_BOOL || n->op == OP_WHERE))
-		return fold_small(g, n);
+	if (folds_small(n->op)) /* the rule gave output 0 its shape */
+		fold_small(g, n);
 	return 0;
 }
