@@ -225,9 +225,6 @@ static void add_nonconv(struct profile *pr, struct node *n, int row)
 		break;
 	}
 	case NC_ACT: {
-		const char *act = n->op == OP_RELU ? "RT_ACT_RELU" : n->op == OP_LEAKY_RELU ?
-		                  "RT_ACT_LEAKY_RELU" : "RT_ACT_TANH";
-		int vec = n->op == OP_RELU || n->op == OP_LEAKY_RELU; /* act_vec.c, as emitted */
 		if (n->op == OP_SIGMOID) { /* unary_vec.c, as emitted */
 			snprintf(body, sizeof body,
 			         "\trt_unary_vec(RT_MATH_SIGMOID, 0.0f, 0.0f, RT_SGEMM_ISA, %zu, x, y);\n",
@@ -235,6 +232,9 @@ static void add_nonconv(struct profile *pr, struct node *n, int row)
 			c.unit = RT_UNIT_UNARY_VEC;
 			break;
 		}
+		const char *act = n->op == OP_RELU ? "RT_ACT_RELU" : n->op == OP_LEAKY_RELU ?
+		                  "RT_ACT_LEAKY_RELU" : "RT_ACT_TANH";
+		int vec = n->op == OP_RELU || n->op == OP_LEAKY_RELU; /* act_vec.c, as emitted */
 		snprintf(body, sizeof body,
 		         vec ? "\trt_act_vec(%s, %a, RT_SGEMM_ISA, %zu, x, y);\n"
 		             : "\trt_unary(%s, %a, 0.0f, %zu, x, y);\n",

@@ -1884,7 +1884,6 @@ static void warn_unused_attrs(struct diag *d, struct node *n)
 	}
 }
 
-
 /* ---- GELU from its parts -------------------------------------------------------
  * Exporters before opset 20 (torch's nn.GELU, Hugging Face's gelu) write
  * x * Phi(x) as five nodes:
