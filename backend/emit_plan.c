@@ -817,8 +817,15 @@ static int plan_matmul(struct plan *p, struct layer *l)
 	l->u.matmul.K = (int)K;
 	if (to_bcast(p, n, rank, dims, strides, &l->u.matmul.batch))
 		return -1;
-	l->unit = RT_UNIT_MATMUL;
-	l->kernel = "rt_matmul";
+	if (n->primitive && strcmp(n->primitive, "matmul_sgemm") == 0) {
+		l->unit = RT_UNIT_MATMUL_SGEMM;
+		l->kernel = "rt_matmul_sgemm";
+		l->ws_bytes = n->ws_bytes;
+		l->ws_offset = n->ws_offset;
+	} else {
+		l->unit = RT_UNIT_MATMUL;
+		l->kernel = "rt_matmul";
+	}
 	add_arg(l, a, "a");
 	add_arg(l, b, "b");
 	return 0;

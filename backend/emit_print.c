@@ -1064,8 +1064,13 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		         f[1], f[2]);
 		emit_line(e, "/* batch dims of y; a's and b's strides count whole matrices */");
 		print_struct_fields(e, "struct rt_bcast batch", buf);
-		emit_line(e, "rt_matmul(&batch, %d, %d, %d, a, b, y); /* M, N, K */", l->u.matmul.M,
-		          l->u.matmul.N, l->u.matmul.K);
+		if (l->unit == RT_UNIT_MATMUL_SGEMM)
+			emit_line(e, "rt_matmul_sgemm(&batch, %d, %d, %d, RT_SGEMM_ISA, a, b, y, ws); "
+			             "/* M, N, K */",
+			          l->u.matmul.M, l->u.matmul.N, l->u.matmul.K);
+		else
+			emit_line(e, "rt_matmul(&batch, %d, %d, %d, a, b, y); /* M, N, K */",
+			          l->u.matmul.M, l->u.matmul.N, l->u.matmul.K);
 		break;
 	}
 	case OP_ADD: { /* every OPF_BINOP op */

@@ -528,6 +528,27 @@ int pass_fc_shape(struct node *n, const struct options *opt, int64_t *Mp, int64_
 	return opt->blas_openblas ? 0 : 1;
 }
 
+/* A MatMul that is not a fully-connected layer (B an activation, or any
+ * MatMul under --blas openblas) runs one SGEMM per output matrix
+ * (matmul_sgemm.c) and is marked "matmul_sgemm", with the workspace one call
+ * packs its B into; shapes the backend would refuse keep the textbook
+ * kernel, so that it names the problem. */
+static void select_matmul(const struct options *opt, struct node *n)
+{
+	const struct tensor *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
+	if (!a || !b || !y || a->dtype != DTYPE_F32 || b->dtype != DTYPE_F32 || a->rank < 1 ||
+	    b->rank < 1)
+		return;
+	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
+	int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	if (M > INT_MAX || N > INT_MAX || K > INT_MAX || M < 0 || N < 0 || K < 0)
+		return;
+	int64_t count = M * N != 0 ? ir_numel(y) / (M * N) : 0;
+	n->primitive = "matmul_sgemm";
+	n->ws_bytes = rt_sgemm_workspace_size(opt->isa, (int)M, (int)N, (int)K);
+	n->cost_us = cost_fc_us(opt->isa, (double)(count * M), (double)N, (double)K);
+}
+
 static void select_fc(struct graph *g, const struct options *opt, struct node *n)
 {
 	int64_t M, N, K;
@@ -536,6 +557,10 @@ static void select_fc(struct graph *g, const struct options *opt, struct node *n
 		n->primitive = "gemm_sgemm";
 		n->ws_bytes = rt_sgemm_workspace_size(opt->isa, (int)M, (int)N, (int)K);
 		n->cost_us = cost_fc_us(opt->isa, (double)M, (double)N, (double)K);
+		return;
+	}
+	if (kind == 0 && n->op == OP_MATMUL) {
+		select_matmul(opt, n);
 		return;
 	}
 	if (kind != 1)

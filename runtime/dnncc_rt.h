@@ -52,6 +52,10 @@ void rt_gemm_ref(const struct rt_gemm *p, const float *a, const float *b, const 
  * count matrices (offsets are multiplied by M*K and K*N); y is dense. */
 void rt_matmul(const struct rt_bcast *batch, int M, int N, int K, const float *a, const float *b,
                float *y);
+/* matmul_sgemm.c: rt_matmul's contract on the SGEMM; ws of
+ * rt_sgemm_workspace_size(isa, M, N, K) bytes */
+void rt_matmul_sgemm(const struct rt_bcast *batch, int M, int N, int K, int isa, const float *a,
+                     const float *b, float *y, void *ws);
 /* binary.c: y = a OP b with broadcasting */
 void rt_binary(int op, const struct rt_bcast *p, const float *a, const float *b, float *y);
 /* unary.c: y[i] = act(x[i]) for n elements; x may equal y */

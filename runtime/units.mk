@@ -11,6 +11,7 @@ RT_UNITS = \
 	runtime/gemm_fc.c \
 	runtime/gemm_sgemm.c \
 	runtime/matmul.c \
+	runtime/matmul_sgemm.c \
 	runtime/binary.c \
 	runtime/unary.c \
 	runtime/softmax.c \

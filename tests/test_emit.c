@@ -819,6 +819,66 @@ Test(emit_ops, gemm_fc)
 	check_model_free(g, WEIGHTS_CARRAY, in, 4, want, 4, 1e-5);
 }
 
+/* MatMul of two activations after select: one SGEMM per output matrix
+ * (matmul_sgemm.c) with its arena workspace; broadcast batch dims, 1-D
+ * operands, and an attention-shaped product (heads x 37 x 37 x 24). */
+Test(emit_ops, matmul_sgemm)
+{
+	struct graph *g = new_graph();
+	struct {
+		int ra;
+		int64_t a[4];
+		int rb;
+		int64_t b[4];
+		int ry;
+		int64_t y[4];
+	} cases[] = {
+		{2, {3, 4}, 2, {4, 5}, 2, {3, 5}},
+		{1, {4}, 3, {2, 4, 3}, 2, {2, 3}},
+		{4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}},
+		{3, {2, 3, 4}, 1, {4}, 2, {2, 3}},
+		{4, {1, 3, 37, 24}, 4, {1, 3, 24, 37}, 4, {1, 3, 37, 37}},
+	};
+	int nc = (int)(sizeof cases / sizeof cases[0]);
+	struct tensor *as[8], *bs[8], *ys[8];
+	struct node *ns[8];
+	for (int i = 0; i < nc; i++) {
+		char nm[32];
+		snprintf(nm, sizeof nm, "a%d", i);
+		as[i] = input(g, nm, cases[i].ra, cases[i].a);
+		snprintf(nm, sizeof nm, "b%d", i);
+		bs[i] = input(g, nm, cases[i].rb, cases[i].b);
+		snprintf(nm, sizeof nm, "y%d", i);
+		ys[i] = act(g, nm, cases[i].ry, cases[i].y);
+		snprintf(nm, sizeof nm, "mm%d", i);
+		ns[i] = node(g, OP_MATMUL, nm, INS(as[i], bs[i]), ys[i]);
+		output(g, ys[i]);
+	}
+	float *in[16], *want[8];
+	make_inputs(g, in);
+	for (int i = 0; i < nc; i++) {
+		want[i] = alloc_out(ys[i]);
+		const float *av = NULL, *bv = NULL;
+		for (int k = 0; k < g->n_inputs; k++) {
+			if (g->inputs[k] == as[i])
+				av = in[k];
+			if (g->inputs[k] == bs[i])
+				bv = in[k];
+		}
+		ref_matmul(as[i], av, bs[i], bv, ys[i], want[i]);
+	}
+	struct options opt = {0};
+	struct diag d;
+	diag_init(&d, g->source, stderr);
+	cr_assert_eq(pass_select(g, &opt, &d), 0, "pass_select failed");
+	for (int i = 0; i < nc; i++) {
+		cr_expect_str_eq(ns[i]->primitive ? ns[i]->primitive : "(none)", "matmul_sgemm");
+		cr_expect_gt(ns[i]->ws_bytes, 0);
+	}
+	plan_for_real(g);
+	check_model_free(g, WEIGHTS_CARRAY, in, g->n_inputs, want, nc, 1e-5);
+}
+
 /* A Gemm with many rows and a constant B after select: the blocked SGEMM
  * with its arena workspace, then the epilogue (alpha, beta, C [M, 1], Tanh). */
 Test(emit_ops, gemm_sgemm)

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "runtime/dnncc_rt.h"
+#include "runtime/sgemm.h"
 #include "tests/rng.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -1007,6 +1008,12 @@ ParameterizedTestParameters(matmul, ref_vs_double)
 		{1, {1}, 1, {1}, 6, 6, 6},
 		{1, {1}, 3, {2, 2, 2}, 1, 8, 16},
 		{3, {2, 3, 2}, 1, {2}, 7, 1, 1},
+		/* the SGEMM's blocking: rows past one MR panel, N past one NC
+		 * block, K past one KC slice, ragged everywhere */
+		{1, {3}, 1, {1}, 70, 530, 400},
+		{2, {2, 1}, 2, {1, 3}, 19, 61, 33},
+		{0, {0}, 0, {0}, 0, 3, 4},
+		{0, {0}, 0, {0}, 3, 4, 0},
 	};
 	return cr_make_param_array(struct matmul_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -1049,6 +1056,20 @@ ParameterizedTest(struct matmul_case *k, matmul, ref_vs_double)
 	rt_matmul(&batch, k->M, k->N, k->K, a, b, y);
 	expect_guards(desc, y, nbatch * mn);
 	expect_close(desc, y, want, mag, nbatch * mn, (k->K + 8) * FLT_EPSILON);
+	/* the same contract on the SGEMM, every micro-kernel this CPU runs */
+	for (int isa = 0; isa < RT_SGEMM_ISA_COUNT; isa++) {
+		if (!rt_sgemm_isa_supported(isa))
+			continue;
+		char d2[260];
+		snprintf(d2, sizeof d2, "%s, rt_matmul_sgemm %s", desc, rt_sgemm_isa_name(isa));
+		void *ws = malloc(rt_sgemm_workspace_size(isa, k->M, k->N, k->K));
+		for (size_t i = 0; i < nbatch * mn; i++)
+			y[i] = NAN; /* every output must be written */
+		rt_matmul_sgemm(&batch, k->M, k->N, k->K, isa, a, b, y, ws);
+		expect_guards(d2, y, nbatch * mn);
+		expect_close(d2, y, want, mag, nbatch * mn, (k->K + 8) * FLT_EPSILON);
+		free(ws);
+	}
 	free(a);
 	free(b);
 	out_free(y);
