@@ -1162,8 +1162,8 @@ static int plan_softmax(struct plan *p, struct layer *l)
 	l->u.softmax.len = (int)len;
 	l->u.softmax.inner = (int)inner;
 	l->u.softmax.log = n->op == OP_LOG_SOFTMAX;
-	l->unit = RT_UNIT_SOFTMAX;
-	l->kernel = "rt_softmax";
+	l->unit = RT_UNIT_SOFTMAX_VEC; /* Hardmax: its own kernel, set by the caller */
+	l->kernel = "rt_softmax_vec";
 	add_arg(l, x, "x");
 	return 0;
 }

@@ -1186,7 +1186,8 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 		break;
 	case OP_SOFTMAX:
 	case OP_LOG_SOFTMAX:
-		emit_line(e, "rt_softmax(%d, %d, %d, %d, x, y); /* outer, len, inner, log */",
+		emit_line(e, "rt_softmax_vec(%d, %d, %d, %d, RT_SGEMM_ISA, x, y); /* outer, len, "
+		             "inner, log */",
 		          l->u.softmax.outer, l->u.softmax.len, l->u.softmax.inner, l->u.softmax.log);
 		break;
 	case OP_GLOBAL_AVGPOOL:

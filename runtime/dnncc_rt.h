@@ -33,6 +33,9 @@ void rt_act_vec(int act, float alpha, int isa, size_t n, const float *x, float *
 /* unary_vec.c: Sigmoid, Exp, Erf, Gelu, HardSigmoid, HardSwish vectorised
  * (fn: enum rt_math_fn where rt_unary_vec_has(fn)) */
 void rt_unary_vec(int fn, float alpha, float beta, int isa, size_t n, const float *x, float *y);
+/* softmax_vec.c: rt_softmax's contract, exp on rt_unary_vec */
+void rt_softmax_vec(int outer, int len, int inner, int log_softmax, int isa, const float *x,
+                    float *y);
 /* chan_binary.c: x op p[n*sn + c*sc] (op: RT_ADD, SUB, MUL, MAX, MIN, PRELU;
  * block: -1 CHW, 0 HWC, 8 CHW8c, 16 CHW16c) */
 void rt_chan_binary(int op, int isa, int block, int N, int C, size_t HW, const float *x,

@@ -53,6 +53,7 @@ RT_UNITS = \
 	runtime/act_vec.c \
 	runtime/chan_binary.c \
 	runtime/unary_vec.c \
+	runtime/softmax_vec.c \
 	runtime/conv_sum2d.c \
 	runtime/conv_direct_chw.c \
 	runtime/conv_direct_s2_chw.c \

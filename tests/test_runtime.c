@@ -1378,6 +1378,8 @@ ParameterizedTestParameters(softmax, ref_vs_double)
 	static struct softmax_case cases[] = {
 		{1, {7}}, {1, {1}}, {2, {3, 5}}, {3, {2, 3, 4}}, {4, {2, 1, 3, 5}}, {2, {4, 33}},
 		{2, {1000, 2}},
+		/* rt_softmax_vec's column tiles (inner past 64, ragged) and lanes */
+		{3, {3, 37, 70}}, {2, {2, 197}},
 	};
 	return cr_make_param_array(struct softmax_case, cases, sizeof cases / sizeof cases[0]);
 }
@@ -1437,11 +1439,59 @@ ParameterizedTest(struct softmax_case *k, softmax, ref_vs_double)
 			memcpy(y, x, n * sizeof *y);
 			rt_softmax(outer, len, inner, log_softmax, y, y);
 			expect_close(desc, y, want, mag, n, (len + 8) * FLT_EPSILON);
+			/* the vectorised kernel, on every ISA this CPU runs, the same
+			 * bound (its exp is within a few ulps, as expf is) */
+			for (int isa = 0; isa < RT_SGEMM_ISA_COUNT; isa++) {
+				if (!rt_sgemm_isa_supported(isa))
+					continue;
+				char d2[160];
+				snprintf(d2, sizeof d2, "%s, rt_softmax_vec %s", desc, rt_sgemm_isa_name(isa));
+				for (size_t i = 0; i < n; i++)
+					y[i] = NAN;
+				rt_softmax_vec(outer, len, inner, log_softmax, isa, x, y);
+				expect_guards(d2, y, n);
+				expect_close(d2, y, want, mag, n, (len + 8) * FLT_EPSILON);
+				memcpy(y, x, n * sizeof *y);
+				rt_softmax_vec(outer, len, inner, log_softmax, isa, y, y);
+				expect_close(d2, y, want, mag, n, (len + 8) * FLT_EPSILON);
+			}
 			out_free(y);
 		}
 	free(x);
 	free(want);
 	free(mag);
+}
+
+/* Special values through rt_softmax_vec, every ISA: a NaN makes its whole
+ * vector NaN (the textbook kernel's sum does the same), -inf contributes 0,
+ * a vector of equal values is uniform, and huge inputs do not overflow. */
+Test(softmax, vec_special_values)
+{
+	const float x[4][5] = {
+		{1.0f, NAN, 2.0f, 3.0f, 4.0f},
+		{-INFINITY, 0.0f, -INFINITY, 0.0f, -INFINITY},
+		{7.0f, 7.0f, 7.0f, 7.0f, 7.0f},
+		{1e30f, -1e30f, 1e30f, 3e38f, 0.0f},
+	};
+	for (int isa = 0; isa < RT_SGEMM_ISA_COUNT; isa++) {
+		if (!rt_sgemm_isa_supported(isa))
+			continue;
+		float y[4][5];
+		rt_softmax_vec(4, 5, 1, 0, isa, &x[0][0], &y[0][0]);
+		for (int k = 0; k < 5; k++) {
+			cr_expect(isnan(y[0][k]), "%s: NaN row, y[%d] = %g", rt_sgemm_isa_name(isa), k,
+			          (double)y[0][k]);
+			cr_expect_eq(y[1][k], k % 2 ? 0.5f : 0.0f, "%s: -inf row, y[%d] = %g",
+			             rt_sgemm_isa_name(isa), k, (double)y[1][k]);
+			cr_expect_eq(y[2][k], 0.2f, "%s: uniform row", rt_sgemm_isa_name(isa));
+			cr_expect_eq(y[3][k], k == 3 ? 1.0f : 0.0f, "%s: huge row, y[%d] = %g",
+			             rt_sgemm_isa_name(isa), k, (double)y[3][k]);
+		}
+		rt_softmax_vec(4, 5, 1, 1, isa, &x[0][0], &y[0][0]);
+		cr_expect(isnan(y[0][4]) && y[1][0] == -INFINITY && y[3][3] == 0.0f,
+		          "%s: log-softmax special values", rt_sgemm_isa_name(isa));
+		cr_expect(fabsf(y[1][1] + 0.69314718f) < 1e-6f, "%s: log(1/2)", rt_sgemm_isa_name(isa));
+	}
 }
 
 /* ---- LRN ------------------------------------------------------------------------ */
