@@ -657,6 +657,28 @@ static int canon_binary(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* Add and Mul commute, exactly in IEEE arithmetic: the operand that has the
+ * output's shape goes first when the other broadcasts, so that a
+ * per-channel operand written first (torchvision's SqueezeExcitation
+ * returns scale * input) reaches the per-channel kernels, which take it as
+ * input 1 (nonconv.c's NC_CHAN), rather than the generic broadcasting one. */
+static void full_operand_first(struct node *n)
+{
+	struct tensor *a = n->inputs[0], *b = n->inputs[1], *y = n->outputs[0];
+	if (n->n_inputs != 2 || !a || !b || !y || b->rank != y->rank || a->dtype != b->dtype)
+		return;
+	int a_full = a->rank == y->rank;
+	for (int i = 0; i < y->rank; i++) {
+		if (b->dims[i] != y->dims[i])
+			return;
+		a_full = a_full && a->dims[i] == y->dims[i];
+	}
+	if (!a_full) {
+		n->inputs[0] = b;
+		n->inputs[1] = a;
+	}
+}
+
 /* The opset whose rules apply: a graph that does not say (opset 0, e.g. from
  * the Caffe frontend) follows the latest, as in infer_shapes.c. */
 #define OPSET_LATEST 21
@@ -1572,7 +1594,11 @@ static int canon_node(struct graph *g, struct node *n, struct diag *d)
 	case OP_ADD:
 	case OP_SUB:
 	case OP_MUL:
-	case OP_DIV: err += canon_binary(g, n, d); break;
+	case OP_DIV:
+		err += canon_binary(g, n, d);
+		if (!err && (n->op == OP_ADD || n->op == OP_MUL))
+			full_operand_first(n);
+		break;
 	case OP_MATMUL:
 		if (n->inputs[0]->rank < 1 || n->inputs[1]->rank < 1) {
 			diag_error(d, n, "MatMul operands must have rank 1 or more");
@@ -1976,6 +2002,77 @@ static int fuse_gelu(struct graph *g, struct node *y)
 	return 0;
 }
 
+/* Add(MatMul(a, w), c), w a float constant [K, N] and c a float constant
+ * that broadcasts along the last axis only ([N], [1, ..., N] or one value),
+ * the MatMul's output read by the Add alone: a Linear layer as torch
+ * exports it for inputs of rank other than 2 (a transformer's [1, tokens,
+ * features]). It becomes Reshape(a) to [rows, K], Gemm with C = c, and a
+ * Reshape back to the Add's shape, so that the bias joins the
+ * fully-connected kernel's epilogue instead of making a pass of its own over
+ * the output; the Reshapes are views. The same sums, then the same one
+ * addition per element. The MatMul node becomes the first Reshape and the
+ * Add the second, so the order stays topological. */
+static int fuse_matmul_bias(struct graph *g, struct node *add, struct diag *d)
+{
+	if (add->dead || add->op != OP_ADD || add->n_inputs != 2 || add->n_outputs != 1)
+		return 0;
+	struct tensor *y = add->outputs[0];
+	if (!y || y->dtype != DTYPE_F32 || y->rank < 1)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		struct tensor *p = add->inputs[k], *c = add->inputs[1 - k];
+		struct node *mm = live_producer(p);
+		if (!mm || mm->op != OP_MATMUL || mm->n_inputs != 2 || n_readers(g, p) != 1 || !c ||
+		    !c->data || c->dtype != DTYPE_F32 || c->rank > y->rank)
+			continue;
+		struct tensor *a = mm->inputs[0], *w = mm->inputs[1];
+		if (!a || !w || !w->data || w->dtype != DTYPE_F32 || w->rank != 2 ||
+		    a->dtype != DTYPE_F32 || a->rank < 1 || p->rank != y->rank ||
+		    memcmp(p->dims, y->dims, (size_t)y->rank * sizeof y->dims[0]) != 0)
+			continue;
+		int64_t K = w->dims[0], N = w->dims[1], cn = c->rank ? c->dims[c->rank - 1] : 1;
+		int ok = K >= 1 && N >= 1 && a->dims[a->rank - 1] == K && (cn == 1 || cn == N);
+		for (int i = 0; ok && i + 1 < c->rank; i++)
+			ok = c->dims[i] == 1;
+		if (!ok)
+			continue;
+		char buf[256];
+		struct tensor *c1 = c;
+		if (c->rank != 1) {
+			int64_t dims[1] = {cn};
+			c1 = ir_new_constant(g, derived_name(buf, sizeof buf, c->name, "_vec"), DTYPE_F32,
+			                     1, dims, c->data);
+		}
+		int64_t d2[2] = {ir_numel(a) / K, K}, g2[2] = {d2[0], N};
+		struct tensor *a2 = ir_new_tensor(g, derived_name(buf, sizeof buf, a->name, "_rows"),
+		                                  DTYPE_F32);
+		ir_set_shape(a2, 2, d2);
+		struct tensor *yg = ir_new_tensor(g, derived_name(buf, sizeof buf, y->name, "_gemm"),
+		                                  DTYPE_F32);
+		ir_set_shape(yg, 2, g2);
+		struct tensor *gin[3] = {a2, w, c1};
+		struct node *gemm = insert_node_after(g, mm, OP_GEMM,
+		                                      unique_node_name(g, derived_name(buf, sizeof buf,
+		                                                                       mm->name, "_bias")),
+		                                      3, gin, 1, &yg);
+		struct tensor **in = arena_alloc(&g->arena, 2 * sizeof *in);
+		in[0] = a;
+		in[1] = yg;
+		mm->op = OP_RESHAPE;
+		mm->inputs = &in[0];
+		mm->n_inputs = 1;
+		mm->outputs[0] = a2;
+		a2->producer = mm;
+		p->producer = NULL;
+		add->op = OP_RESHAPE;
+		add->inputs = &in[1];
+		add->n_inputs = 1;
+		add->n_attrs = 0;
+		return canon_gemm(g, gemm, d) ? -1 : 1;
+	}
+	return 0;
+}
+
 /* ---- 5. activation epilogues ---------------------------------------------------
  * act(conv(x)) becomes conv(x) with an epilogue when the conv's output feeds
  * only the activation: the conv then writes the activation's output tensor,
@@ -2067,6 +2164,8 @@ int pass_canonicalize(struct graph *g, const struct options *opt, struct diag *d
 
 	for (int i = 0; i < g->n_nodes; i++)
 		fuse_gelu(g, g->nodes[i]);
+	for (int i = 0; i < g->n_nodes; i++)
+		fuse_matmul_bias(g, g->nodes[i], d);
 
 	/* A residual Add folds into its conv first (fuse.c), so that an
 	 * activation after the Add joins the same epilogue. */

@@ -773,3 +773,94 @@ Test(gelu, parts_stay_where_the_pattern_differs)
 		ir_graph_free(g);
 	}
 }
+
+/* ---- MatMul + bias (canonicalize.c fuse_matmul_bias) ----------------------------- */
+
+/* x [1, 6, 8] -> MatMul(x, w [8, 5]) -> Add with c: form 0 c [5] after the
+ * product, form 1 c [1, 1, 5] before it; form 2 c [6, 1] (per row: no
+ * fusion), form 3 the product also a graph output (no fusion), form 4 w
+ * an activation (no fusion). */
+static struct graph *matmul_bias(int form)
+{
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 6, 8)));
+	struct tensor *w = form == 4 ? input(g, act(g, "w", SHAPE(8, 5))) : weights(g, "w", SHAPE(8, 5));
+	struct tensor *c = form == 1   ? weights(g, "c", SHAPE(1, 1, 5))
+	                   : form == 2 ? weights(g, "c", SHAPE(6, 1))
+	                               : weights(g, "c", SHAPE(5));
+	struct tensor *p = act(g, "p", SHAPE(1, 6, 5));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 6, 5)));
+	node(g, OP_MATMUL, "mm", INS(x, w), p);
+	if (form == 3)
+		output(g, p);
+	if (form == 1)
+		node(g, OP_ADD, "add", INS(c, p), y);
+	else
+		node(g, OP_ADD, "add", INS(p, c), y);
+	return g;
+}
+
+Test(matmul_bias, becomes_gemm_between_views)
+{
+	for (int form = 0; form < 2; form++) {
+		struct graph *g = matmul_bias(form);
+		canonicalize_ok(g);
+		cr_assert_eq(count_op(g, OP_MATMUL) + count_op(g, OP_ADD), 0, "form %d", form);
+		cr_assert_eq(count_op(g, OP_GEMM), 1, "form %d", form);
+		cr_assert_eq(count_op(g, OP_RESHAPE), 2, "form %d", form);
+		struct node *gm = NULL;
+		for (int i = 0; i < g->n_nodes; i++)
+			if (g->nodes[i]->op == OP_GEMM)
+				gm = g->nodes[i];
+		cr_assert_eq(gm->n_inputs, 3);
+		cr_assert_eq(gm->inputs[0]->rank, 2);
+		cr_assert_eq(gm->inputs[0]->dims[0], 6);
+		cr_assert_eq(gm->inputs[0]->dims[1], 8);
+		cr_assert_str_eq(gm->inputs[1]->name, "w");
+		cr_assert_eq(gm->inputs[2]->rank, 1, "form %d: bias as [N]", form);
+		cr_assert_eq(gm->inputs[2]->dims[0], 5);
+		cr_assert_eq(gm->outputs[0]->dims[0], 6);
+		cr_assert_eq(gm->outputs[0]->dims[1], 5);
+		/* the graph output is still the Add's tensor, now a view */
+		struct node *v = g->outputs[0]->producer;
+		cr_assert_eq(v->op, OP_RESHAPE);
+		cr_assert_eq(v->inputs[0], gm->outputs[0]);
+		cr_assert_eq(gm->inputs[0]->producer->op, OP_RESHAPE);
+		cr_assert_str_eq(gm->inputs[0]->producer->inputs[0]->name, "x");
+		ir_graph_free(g);
+	}
+}
+
+Test(matmul_bias, stays_where_the_pattern_differs)
+{
+	for (int form = 2; form <= 4; form++) {
+		struct graph *g = matmul_bias(form);
+		canonicalize_ok(g);
+		cr_assert_eq(count_op(g, OP_MATMUL), 1, "form %d fused", form);
+		cr_assert_eq(count_op(g, OP_ADD), 1, "form %d", form);
+		ir_graph_free(g);
+	}
+}
+
+/* Mul(per-channel gate, x): the image operand goes first, so the gate
+ * reaches the per-channel kernels (canonicalize.c full_operand_first);
+ * Sub does not commute and keeps its order. */
+Test(commute, image_operand_goes_first)
+{
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 8, 5, 5)));
+	struct tensor *s = input(g, act(g, "s", SHAPE(1, 8, 1, 1)));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 8, 5, 5)));
+	struct tensor *z = output(g, act(g, "z", SHAPE(1, 8, 5, 5)));
+	node(g, OP_MUL, "gate", INS(s, x), y);
+	node(g, OP_SUB, "sub", INS(s, x), z);
+	canonicalize_ok(g);
+	struct node *m = find(g, "gate"), *d = find(g, "sub");
+	cr_assert_eq(m->inputs[0], x);
+	cr_assert_eq(m->inputs[1], s);
+	cr_assert_eq(d->inputs[0], s);
+	cr_assert_eq(d->inputs[1], x);
+	int sn, sc;
+	cr_assert_eq(nc_chan_strides(m, &sn, &sc), 0, "the gate is per channel");
+	ir_graph_free(g);
+}
