@@ -1385,12 +1385,12 @@ static const char *pointer_expr(struct plan *p, const struct tensor *t)
 	case BUF_CONST:
 		if (b->array)
 			return b->array;
-		return emit_plan_fmt(p, "%s + %zu", p->weights_sym, b->offset / sizeof(float));
-	case BUF_ARENA:
+		return emit_plan_fmt(p, "weights + %zu", b->offset / sizeof(float));
+	case BUF_ARENA: /* run's local arena, print_run */
 		if (t->dtype != DTYPE_F32)
-			return emit_plan_fmt(p, "(%s *)(void *)(%s_arena + %zu)", emit_ctype(t->dtype), p->name,
+			return emit_plan_fmt(p, "(%s *)(void *)(arena + %zu)", emit_ctype(t->dtype),
 			                b->offset / sizeof(float));
-		return emit_plan_fmt(p, "%s_arena + %zu", p->name, b->offset / sizeof(float));
+		return emit_plan_fmt(p, "arena + %zu", b->offset / sizeof(float));
 	case BUF_VIEW:
 		if (t->alias_offset) /* a slice of a zero-copy Concat's output, in elements of its type */
 			return emit_plan_fmt(p, "%s + %zu", emit_tb_of(p, b->root)->var,
@@ -1623,6 +1623,37 @@ static void print_init(struct plan *p, struct emitter *e)
 	}
 }
 
+/* run's tensors point into the arena and the weights through two local
+ * bases whose value the optimiser cannot see. With every tensor's address a
+ * compile-time constant, gcc 12 at -O2 cloned a kernel for those addresses,
+ * took an address its vectorised loop computed from them for a null access
+ * (its pure-const analysis, "NULL memory access"), concluded the kernel had
+ * no effect and dropped the call: a per-channel Mul whose operands both live
+ * in the arena wrote nothing (tests/regress). An empty asm that may change
+ * the pointer stops constant propagation of addresses and nothing else. */
+static void print_bases(struct plan *p, struct emitter *e)
+{
+	int w = 0;
+	for (int i = 0; i < p->g->n_tensors && !w; i++) {
+		const struct tbuf *b = &p->tb[i];
+		w = b->used && b->kind == BUF_CONST && !b->array;
+	}
+	if (!p->uses_arena && !w)
+		return;
+	if (p->uses_arena)
+		emit_line(e, "float *arena = %s_arena;", p->name);
+	if (w)
+		emit_line(e, "const float *weights = %s;", p->weights_sym);
+	emit_line(e, "#ifdef __GNUC__ /* not a constant (gcc 12 -O2 miscompiled one layer) */");
+	if (p->uses_arena)
+		emit_line(e, "__asm__(\"\" : \"+r\"(arena));");
+	if (w)
+		emit_line(e, "__asm__(\"\" : \"+r\"(weights));");
+	emit_line(e, "#endif");
+	if (p->uses_arena)
+		emit_line(e, "(void)arena;");
+}
+
 static void print_run(struct plan *p, struct emitter *e)
 {
 	const struct graph *g = p->g;
@@ -1662,6 +1693,7 @@ static void print_run(struct plan *p, struct emitter *e)
 	emit_line(e, "if (!%s_ready)", N);
 	emit_line(e, "\t%s_start();", N);
 	emit_blank(e);
+	print_bases(p, e);
 	print_declarations(p, e, 0);
 	print_declarations(p, e, 1);
 	int timed = 0;
@@ -1692,7 +1724,7 @@ static void print_run(struct plan *p, struct emitter *e)
 				len += snprintf(args + len, sizeof args - len, "%s%s", k ? ", " : "",
 				                emit_tb_of(p, l->args[k])->var);
 			if (l->ws_bytes)
-				snprintf(args + len, sizeof args - len, ", %s_arena + %zu", p->name,
+				snprintf(args + len, sizeof args - len, ", arena + %zu",
 				         l->ws_offset / sizeof(float));
 			emit_line(e, "%s(%s);", l->fn, args);
 		}

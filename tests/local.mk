@@ -318,3 +318,15 @@ clean-local: clean-align-tests
 clean-align-tests:
 	-rm -rf tests/align/out
 .PHONY: clean-align-tests
+# Models a C compiler's optimiser once got wrong (tests/regress/check.sh says
+# which and why), against stored outputs, at -O2 and -O3 under gcc and clang.
+TESTS += tests/regress/check.sh
+dist_noinst_SCRIPTS += tests/regress/check.sh
+EXTRA_DIST += tests/regress/se_gate_gcc12.onnx tests/regress/se_gate_gcc12.in.bin \
+	tests/regress/se_gate_gcc12.out0.bin tests/regress/se_gate_gcc12.out1.bin \
+	tests/regress/se_gate_gcc12.out2.bin tests/regress/se_gate_gcc12.out3.bin \
+	tests/regress/se_gate_gcc12.out4.bin
+clean-local: clean-regress-tests
+clean-regress-tests:
+	-rm -rf tests/regress/out
+.PHONY: clean-regress-tests
