@@ -10,7 +10,11 @@ A graph is a DAG over one or two graph inputs [N, C, H, W] (or [N, C, L] for
 1-D graphs; N is 1, sometimes 2 or 3): chains and branches of Conv (kernel 1..7, non-square 1x7/7x1,
 stride, dilation, asymmetric pads, groups, depthwise, with or without bias),
 MaxPool/AveragePool (ceil_mode, pads, count_include_pad), Add/Mul with
-broadcasting (per-channel constants, scalars, two activations), residual
+broadcasting (per-channel constants, scalars, two activations), the
+transformer patterns (attention scores as a MatMul of two activations over
+the last two axes, Softmax on the last or the channel axis, a Linear layer
+as MatMul + bias Add, GELU in five nodes, Erf, HardSigmoid), squeeze-
+excitation gates Mul(Sigmoid(GlobalAveragePool(x)), x), residual
 blocks (conv chains plus a shortcut, then Add and an activation), Concat on the
 channel axis (inception branches, or any same-sized tensors, repeated ones too), Relu/Clip/Sigmoid/LeakyRelu/Tanh, BatchNormalization,
 GlobalAveragePool and Flatten+Gemm(+Softmax) heads (Gemm with transB, alpha,
@@ -163,6 +167,60 @@ class Graph:
             hn, _ = self.const("clip_max", np.array(hi))
             return self.node(op, [x, ln, hn], np.clip(v, lo, hi))
         raise ValueError(op)
+
+    def erf(self, x):
+        v = self.values[x]
+        return self.node("Erf", [x], torch.special.erf(torch.from_numpy(v)).numpy())
+
+    def hard_sigmoid(self, x):
+        v = self.values[x]
+        a = self.rng.choice([0.2, 0.5])   # exact in float32 (1/6 is not)
+        b = self.rng.choice([0.5, 0.25])
+        return self.node("HardSigmoid", [x], np.clip(v * a + b, 0.0, 1.0), alpha=a, beta=b)
+
+    def gelu_parts(self, x):
+        """GELU the way torch exports it before opset 20: Div by sqrt 2, Erf,
+        Add 1, Mul by x, Mul by 0.5, operand orders at random (dnncc fuses
+        the five nodes into one Gelu)."""
+        r = self.rng
+        v = self.values[x]
+        c, cv = self.const("sqrt2", np.array(1.4142135))
+        u = self.node("Div", [x, c], v / cv)
+        e = self.erf(u)
+        one, _ = self.const("one", np.array(1.0))
+        ev = self.values[e]
+        s = self.node("Add", [e, one] if r.random() < 0.5 else [one, e], ev + 1.0)
+        m = self.node("Mul", [x, s] if r.random() < 0.5 else [s, x], v * (ev + 1.0))
+        h, _ = self.const("half", np.array(0.5))
+        mv = self.values[m]
+        return self.node("Mul", [m, h] if r.random() < 0.5 else [h, m], mv * 0.5)
+
+    def transpose_last(self, x):
+        v = self.values[x]
+        perm = list(range(v.ndim - 2)) + [v.ndim - 1, v.ndim - 2]
+        return self.node("Transpose", [x], np.transpose(v, perm), perm=perm)
+
+    def matmul(self, a, b):
+        return self.node("MatMul", [a, b], np.matmul(self.values[a], self.values[b]))
+
+    def linear(self, x, K):
+        """torch's Linear on the last axis of x: MatMul by a constant [W, K],
+        then a bias Add ([K] or [1, ..., K], either operand order); dnncc
+        folds the pair into a Gemm between two views."""
+        r = self.rng
+        v = self.values[x]
+        Wd = v.shape[-1]
+        wn, wv = self.const("lin_w", self.rng_uniform([Wd, K], -1.0, 1.0) / math.sqrt(Wd))
+        p = self.node("MatMul", [x, wn], np.matmul(v, wv))
+        shp = [K] if r.random() < 0.5 else [1] * (v.ndim - 1) + [K]
+        bn, bv = self.const("lin_b", self.rng_uniform(shp, -0.5, 0.5))
+        pv = self.values[p]
+        return self.node("Add", [p, bn] if r.random() < 0.5 else [bn, p], pv + bv)
+
+    def softmax_axis(self, x, axis):
+        v = self.values[x]
+        e = np.exp(v - v.max(axis=axis, keepdims=True))
+        return self.node("Softmax", [x], e / e.sum(axis=axis, keepdims=True), axis=axis)
 
     def binary(self, op, a, b_name, bv):
         av = self.values[a]
@@ -397,6 +455,40 @@ def rand_binary(g, x, spatial):
     return g.binary(op, x, cn, cv)
 
 
+def token_op(g, x):
+    """The transformer and squeeze-excitation patterns on an image x
+    ([N, C, H, W] or [N, C, L]), each giving another tensor of the same
+    rank: attention scores MatMul(x / W, x^T) over the last two axes, with a
+    Softmax on the last axis or the channel axis and sometimes the product
+    with x again (two activations: the SGEMM per matrix); a Linear layer on
+    the last axis (MatMul + bias); an SE gate Mul(Sigmoid(GlobalAveragePool
+    (x)), x) in either order; GELU in five nodes; Erf; HardSigmoid."""
+    r = g.rng
+    v = g.values[x]
+    kind = r.random()
+    if kind < 0.35:
+        W = v.shape[-1]
+        sn, sv = g.const("scale", np.array(1.0 / W))
+        q = g.node("Mul", [x, sn], v * sv)
+        s = g.matmul(q, g.transpose_last(x))
+        if r.random() < 0.7:
+            s = g.softmax_axis(s, r.choice([-1, -1, 1]))
+        if r.random() < 0.5:
+            s = g.matmul(s, x)
+        return s
+    if kind < 0.55:
+        return g.linear(x, r.randint(1, 12))
+    if kind < 0.7:
+        gate = g.unary(g.global_avg(x), "Sigmoid")
+        gv = g.values[gate]
+        return g.node("Mul", [gate, x] if r.random() < 0.6 else [x, gate], gv * v)
+    if kind < 0.85:
+        return g.gelu_parts(x)
+    if kind < 0.93:
+        return g.erf(x)
+    return g.hard_sigmoid(x)
+
+
 def same_conv(g, x, M):
     """A stride-1 Conv that keeps the spatial size (for Concat branches)."""
     r = g.rng
@@ -488,7 +580,9 @@ def random_graph(seed, index, max_ops=10):
         cur = spatial[-1] if r.random() < 0.6 else r.choice(spatial)
         p = r.random()
         t = None
-        if p < 0.38:
+        if r.random() < 0.12:
+            t = token_op(g, cur)
+        elif p < 0.38:
             t = rand_conv(g, cur)
         elif p < 0.48:
             t = rand_pool(g, cur)
