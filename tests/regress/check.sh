@@ -33,14 +33,16 @@ done
 targets=host
 case $(uname -m) in x86_64) targets="host x86-64-v3 c99" ;; esac
 
-# close A B: every float of file A within 1e-4 * max|B| of B's
+# close A B: every float of file A within 1e-4 * max|B| of B's (their
+# values as text go to $d, the case's folder: the source tree may be
+# read-only)
 close() {
-	od -An -v -f "$1" | tr -s ' ' '\n' | grep . >"$1.txt"
-	od -An -v -f "$2" | tr -s ' ' '\n' | grep . >"$2.txt"
+	od -An -v -f "$1" | tr -s ' ' '\n' | grep . >"$d/got.txt"
+	od -An -v -f "$2" | tr -s ' ' '\n' | grep . >"$d/want.txt"
 	awk 'NR == FNR { want[NR] = $1 + 0; m = (want[NR] < 0 ? -want[NR] : want[NR]); if (m > max) max = m; n = NR; next }
 	     { got = $1 + 0; d = got - want[FNR]; if (d < 0) d = -d;
 	       if (!(d <= 1e-4 * (max > 0 ? max : 1))) { bad++; if (bad <= 3) printf "element %d: %g, want %g\n", FNR - 1, got, want[FNR] } k = FNR }
-	     END { if (k != n) { printf "%d values, want %d\n", k, n; exit 1 } exit bad > 0 }' "$2.txt" "$1.txt"
+	     END { if (k != n) { printf "%d values, want %d\n", k, n; exit 1 } exit bad > 0 }' "$d/want.txt" "$d/got.txt"
 }
 
 run_case() {
