@@ -30,22 +30,10 @@ RT_FN void rt_binary(int op, /* enum rt_binop */
 {
 	int idx[RT_MAX_RANK] = {0}; /* current output index vector */
 	ptrdiff_t ia = 0, ib = 0;   /* its a and b offsets */
-	size_t count = 1;           /* number of output elements */
+	const size_t count = rt_bcast_count(p); /* number of output elements */
 
-	for (int d = 0; d < p->rank; d++)
-		count *= (size_t)p->dims[d];
 	for (size_t t = 0; t < count; t++) {
 		y[t] = rt_binary_apply(op, a[ia], b[ib]);
-		/* next index, last dim fastest */
-		for (int d = p->rank - 1; d >= 0; d--) {
-			idx[d]++;
-			ia += (ptrdiff_t)p->sa[d];
-			ib += (ptrdiff_t)p->sb[d];
-			if (idx[d] < p->dims[d])
-				break;
-			ia -= (ptrdiff_t)p->sa[d] * p->dims[d];
-			ib -= (ptrdiff_t)p->sb[d] * p->dims[d];
-			idx[d] = 0;
-		}
+		rt_bcast_next(p, idx, &ia, &ib); /* next index */
 	}
 }

@@ -24,24 +24,12 @@ RT_FN void rt_matmul_sgemm(const struct rt_bcast *batch, int M, int N, int K,
 {
 	int idx[RT_MAX_RANK] = {0}; /* current batch index vector */
 	ptrdiff_t ia = 0, ib = 0;   /* its a and b matrix offsets, in matrices */
-	size_t count = 1;           /* number of output matrices */
+	const size_t count = rt_bcast_count(batch); /* number of output matrices */
 	const size_t mk = (size_t)M * K, kn = (size_t)K * N, mn = (size_t)M * N;
 
-	for (int d = 0; d < batch->rank; d++)
-		count *= (size_t)batch->dims[d];
 	for (size_t t = 0; t < count; t++) {
 		rt_sgemm(isa, M, N, K, a + ia * mk, (size_t)K, 1, NULL, b + ib * kn, (size_t)N, 1,
 		         y + t * mn, (size_t)N, 0, ws);
-		/* next batch index, last dim fastest */
-		for (int d = batch->rank - 1; d >= 0; d--) {
-			idx[d]++;
-			ia += (ptrdiff_t)batch->sa[d];
-			ib += (ptrdiff_t)batch->sb[d];
-			if (idx[d] < batch->dims[d])
-				break;
-			ia -= (ptrdiff_t)batch->sa[d] * batch->dims[d];
-			ib -= (ptrdiff_t)batch->sb[d] * batch->dims[d];
-			idx[d] = 0;
-		}
+		rt_bcast_next(batch, idx, &ia, &ib); /* next index */
 	}
 }

@@ -302,6 +302,32 @@ struct rt_bcast {
 	int sb[RT_MAX_RANK];
 };
 
+/* Elements (or, for a MatMul's batch, matrices) of the output p describes. */
+static inline size_t rt_bcast_count(const struct rt_bcast *p)
+{
+	size_t count = 1;
+	for (int d = 0; d < p->rank; d++)
+		count *= (size_t)p->dims[d];
+	return count;
+}
+
+/* Advances idx (last dim fastest) and a's and b's offsets ia, ib by one
+ * output element (rt_typed.h has the same for struct rt_tbcast). */
+static inline void rt_bcast_next(const struct rt_bcast *p, int *idx, ptrdiff_t *ia,
+                                 ptrdiff_t *ib)
+{
+	for (int d = p->rank - 1; d >= 0; d--) {
+		idx[d]++;
+		*ia += (ptrdiff_t)p->sa[d];
+		*ib += (ptrdiff_t)p->sb[d];
+		if (idx[d] < p->dims[d])
+			return;
+		*ia -= (ptrdiff_t)p->sa[d] * p->dims[d];
+		*ib -= (ptrdiff_t)p->sb[d] * p->dims[d];
+		idx[d] = 0;
+	}
+}
+
 /* RT_POW: a to the power b (ONNX Pow); RT_PRELU: a where a >= 0, else a * b
  * (ONNX PRelu, b the slope); RT_MAX, RT_MIN: the larger or smaller, NaN if
  * either is NaN (ONNX Max, Min with two inputs). */
