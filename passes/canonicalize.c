@@ -780,7 +780,20 @@ static int canon_transpose(struct graph *g, struct node *n, struct diag *d)
 		}
 	}
 	put_ints(g, n, "perm", rank, perm);
-	return 0;
+	/* A permutation that keeps the dims larger than 1 in their order moves
+	 * only dims of size 1 (ViT's [197, 1, 768] -> [1, 197, 768] around every
+	 * attention block): the elements stay where they are, so it is a view,
+	 * a Reshape to the output's shape, and costs no copy. */
+	int64_t last = -1;
+	for (int i = 0; i < rank; i++) {
+		if (n->inputs[0]->dims[perm[i]] == 1)
+			continue;
+		if (perm[i] < last)
+			return 0;
+		last = perm[i];
+	}
+	n->op = OP_RESHAPE;
+	return canon_view(g, n, d);
 }
 
 /* A constant int list operand (input index, 1-D or scalar) read into v[max];

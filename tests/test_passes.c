@@ -1317,6 +1317,33 @@ Test(canonicalize, defaults_are_filled_and_axes_normalised)
 	ir_graph_free(g);
 }
 
+/* A Transpose that moves only dims of size 1 is a view (a Reshape to its
+ * output's shape); one that reorders two dims larger than 1 is a copy and
+ * stays, also when size-1 dims move with them. */
+Test(canonicalize, transpose_of_unit_dims_is_a_view)
+{
+	struct graph *g = graph_new(13);
+	struct tensor *x = input(g, act(g, "x", SHAPE(197, 1, 768)));
+	struct tensor *a = act(g, "a", SHAPE(1, 197, 768));
+	struct tensor *b = act(g, "b", SHAPE(768, 1, 197));
+	struct tensor *y = output(g, act(g, "y", SHAPE(1, 768, 1, 197)));
+	struct tensor *z = output(g, act(g, "z", SHAPE(768, 197, 1)));
+	struct node *t1 = node(g, OP_TRANSPOSE, "t1", INS(x), a);
+	set_ints(g, t1, "perm", SHAPE(1, 0, 2));
+	struct node *t2 = node(g, OP_TRANSPOSE, "t2", INS(a), b);
+	set_ints(g, t2, "perm", SHAPE(2, 0, 1));
+	struct node *un = node(g, OP_UNSQUEEZE, "un", INS(b), y);
+	set_ints(g, un, "axes", SHAPE(0));
+	struct node *t3 = node(g, OP_TRANSPOSE, "t3", INS(a), z); /* the default perm */
+	canonicalize_ok(g);
+	cr_assert_eq(t1->op, OP_RESHAPE);
+	cr_assert_eq(t1->n_inputs, 1);
+	cr_assert_eq(t2->op, OP_TRANSPOSE);
+	assert_ints(t2, "perm", SHAPE(2, 0, 1));
+	cr_assert_eq(t3->op, OP_TRANSPOSE, "reversing [1, 197, 768] swaps 197 and 768");
+	ir_graph_free(g);
+}
+
 Test(canonicalize, views_drop_operands_and_unread_shape_arithmetic_goes)
 {
 	struct graph *g = graph_new(13);
