@@ -2004,7 +2004,10 @@ Test(hand, reduce_special_values)
 /* LayerNormalization over the last two dims of [3, 4, 5] with per-element
  * scale and bias, InstanceNormalization of [2, 3, 7] with per-channel ones,
  * MVN over dims 0 and 2 (epsilon outside the square root); against the
- * textbook formula in double, in place too. */
+ * textbook formula in double, in place too. The longer groups (ViT's 768,
+ * 197, 50 and 37: whole and partial rounds of the 16 interleaved sums) and
+ * a LayerNormalization with one scale and bias value take the consecutive
+ * groups' vectorisable loops. */
 Test(normalize, ref_vs_double)
 {
 	static const struct {
@@ -2016,6 +2019,11 @@ Test(normalize, ref_vs_double)
 		{"layernorm", 3, {3, 4, 5}, 6, 1, 0, 1, 0},
 		{"instancenorm", 3, {2, 3, 7}, 4, 3, 1, 0, 0},
 		{"mvn", 3, {2, 3, 4}, 5, 1, 0, 0, 1},
+		{"layernorm_768", 2, {3, 768}, 2, 1, 0, 1, 0},
+		{"layernorm_50", 3, {2, 5, 10}, 6, 1, 0, 1, 0},
+		{"layernorm_one_value", 2, {4, 37}, 2, 1, 0, 0, 0},
+		{"instancenorm_197", 3, {2, 2, 197}, 4, 2, 1, 0, 0},
+		{"mvn_hw", 3, {2, 3, 16}, 4, 1, 0, 0, 1},
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		struct rt_norm p = {.epsilon = 1e-3f, .eps_outside = cases[c].eps_outside,
