@@ -69,6 +69,20 @@
  * 10 GB/s, against 27 GB/s up to 16 MB. */
 #define PROFILE_EVICT_WEIGHTS_BYTES (16u << 20)
 
+/* Whether a model's bytes stay in the cache from one call to the next, by
+ * measurement: a virtual machine reports its host's whole last-level cache
+ * (an Emerald Rapids VM with 2 of the host's cores: 260 MiB), of which it
+ * holds far less (there, reading a buffer again ran at 28 GB/s up to 64 MiB
+ * and at 13-15 GB/s, memory's rate, from 128 MiB). So a buffer of the
+ * call's size is read twice and its second pass compared with a
+ * RESIDENT_SMALL_MIB buffer's, which any last-level cache holds: below
+ * RESIDENT_MIN_RATIO of that rate it came from memory (AlexNet there,
+ * 235 MiB, timed in cache, chose layers that ran 2x their profiled times in
+ * the network). Cache-resident reads ran 0.9-1.0 of the small buffer's
+ * rate, memory 0.43-0.47. */
+#define RESIDENT_SMALL_MIB 4
+#define RESIDENT_MIN_RATIO 0.7
+
 static const char *const isa_names[] = {
 	"RT_SGEMM_ISA_C", "RT_SGEMM_ISA_AVX2", "RT_SGEMM_ISA_AVX512", "RT_SGEMM_ISA_NEON",
 };
@@ -116,6 +130,7 @@ struct profile {
 	int evict_weights;     /* a call touches more than llc_bytes */
 	uint64_t llc_bytes;    /* the target's last-level cache (see PROFILE_EVICT_WEIGHTS_BYTES) */
 	const char *llc_from;  /* where llc_bytes came from, for the table's header */
+	int llc_from_host;     /* llc_bytes is what this machine reports (checked by reading) */
 };
 
 static void add_case(struct profile *pr, const struct pcase *c)
@@ -299,6 +314,8 @@ static void add_fc(struct profile *pr, struct node *n)
 }
 
 /* Step 1: the model's scenarios and tensor shapes, as selection will see them. */
+static int reread_rates(uint64_t bytes, double *big, double *small); /* below */
+
 static int find_cases(struct profile *pr)
 {
 	const struct options *opt = pr->opt;
@@ -341,6 +358,16 @@ static int find_cases(struct profile *pr)
 	        "activation), the last-level cache is %.1f MiB (%s): weights timed %s\n",
 	        touched / 1048576.0, pr->llc_bytes / 1048576.0, pr->llc_from,
 	        pr->evict_weights ? "from memory" : "in cache");
+	if (!pr->evict_weights && pr->llc_from_host && touched > PROFILE_EVICT_WEIGHTS_BYTES) {
+		double big, small;
+		if (reread_rates(touched, &big, &small) == 0 && big < RESIDENT_MIN_RATIO * small) {
+			pr->evict_weights = 1;
+			fprintf(stderr, "dnncc profile: but %.1f MiB read again at %.1f GB/s against "
+			        "%.1f GB/s for %d MiB: the cache this machine gives us is smaller; "
+			        "weights timed from memory\n",
+			        touched / 1048576.0, big / 1e9, small / 1e9, RESIDENT_SMALL_MIB);
+		}
+	}
 	for (int i = 0; i < g->n_nodes; i++) {
 		struct node *nd = g->nodes[i];
 		if (nd->dead)
@@ -408,6 +435,61 @@ static int cache_attr(int i, const char *name, char *buf, int size)
  * (cpu0's cache/indexN/{type,level,size}), else 0. What one core can use of a
  * shared cache is less when other programs run; a profile is taken on a
  * quiet machine, as the generated code's users run it. */
+static double wall_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Bytes per second of the fastest of `passes` passes over buf[n] after one
+ * untimed pass; the eight XOR chains keep the loads independent. */
+static double reread_rate(const uint64_t *buf, size_t n, int passes, uint64_t *sink)
+{
+	double best = 0.0;
+	for (int r = -1; r < passes; r++) {
+		uint64_t x0 = 0, x1 = 0, x2 = 0, x3 = 0, x4 = 0, x5 = 0, x6 = 0, x7 = 0;
+		const double t0 = wall_seconds();
+		for (size_t i = 0; i + 8 <= n; i += 8) {
+			x0 ^= buf[i];
+			x1 ^= buf[i + 1];
+			x2 ^= buf[i + 2];
+			x3 ^= buf[i + 3];
+			x4 ^= buf[i + 4];
+			x5 ^= buf[i + 5];
+			x6 ^= buf[i + 6];
+			x7 ^= buf[i + 7];
+		}
+		const double t = wall_seconds() - t0;
+		*sink ^= x0 ^ x1 ^ x2 ^ x3 ^ x4 ^ x5 ^ x6 ^ x7;
+		if (r >= 0 && t > 0 && (double)n * 8 / t > best)
+			best = (double)n * 8 / t;
+	}
+	return best;
+}
+
+/* The rates of a second read of `bytes` and of RESIDENT_SMALL_MIB; -1 when
+ * the memory is not there (then the size rule stands). */
+static int reread_rates(uint64_t bytes, double *big, double *small)
+{
+	const size_t n = (size_t)(bytes / 8), ns = (size_t)RESIDENT_SMALL_MIB << 17;
+	uint64_t *buf = bytes / 8 <= SIZE_MAX / 8 ? malloc(n * 8) : NULL;
+	if (!buf || n < ns) {
+		free(buf);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[i] = i * 0x9E3779B97F4A7C15ull;
+	volatile uint64_t keep;
+	uint64_t sink = 0;
+	*big = reread_rate(buf, n, 3, &sink);
+	*small = reread_rate(buf, ns, 30, &sink);
+	keep = sink;
+	(void)keep;
+	free(buf);
+	return *big > 0 && *small > 0 ? 0 : -1;
+}
+
 static uint64_t host_llc_bytes(void)
 {
 	uint64_t best = 0;
@@ -855,6 +937,7 @@ static int profile_init(struct profile *pr, const struct options *opt,
 	if (!pr->llc_bytes && !po->emit_harness) {
 		pr->llc_bytes = host_llc_bytes();
 		pr->llc_from = "this machine's largest cache";
+		pr->llc_from_host = 1;
 	}
 	if (!pr->llc_bytes) {
 		pr->llc_bytes = PROFILE_EVICT_WEIGHTS_BYTES;
