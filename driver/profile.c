@@ -431,10 +431,6 @@ static int cache_attr(int i, const char *name, char *buf, int size)
 	return !ok;
 }
 
-/* This machine's largest data or unified cache in bytes, from Linux's sysfs
- * (cpu0's cache/indexN/{type,level,size}), else 0. What one core can use of a
- * shared cache is less when other programs run; a profile is taken on a
- * quiet machine, as the generated code's users run it. */
 static double wall_seconds(void)
 {
 	struct timespec ts;
@@ -490,6 +486,10 @@ static int reread_rates(uint64_t bytes, double *big, double *small)
 	return *big > 0 && *small > 0 ? 0 : -1;
 }
 
+/* This machine's largest data or unified cache in bytes, from Linux's sysfs
+ * (cpu0's cache/indexN/{type,level,size}), else 0. What one core can use of a
+ * shared cache is less when other programs run; a profile is taken on a
+ * quiet machine, as the generated code's users run it. */
 static uint64_t host_llc_bytes(void)
 {
 	uint64_t best = 0;
