@@ -166,17 +166,13 @@ class Graph:
                 return self.node(op, [x, ln], np.maximum(v, lo))
             hn, _ = self.const("clip_max", np.array(hi))
             return self.node(op, [x, ln, hn], np.clip(v, lo, hi))
+        if op == "Erf":
+            return self.node(op, [x], torch.special.erf(torch.from_numpy(v)).numpy())
+        if op == "HardSigmoid":
+            a = self.rng.choice([0.2, 0.5])   # exact in float32 (1/6 is not)
+            b = self.rng.choice([0.5, 0.25])
+            return self.node(op, [x], np.clip(v * a + b, 0.0, 1.0), alpha=a, beta=b)
         raise ValueError(op)
-
-    def erf(self, x):
-        v = self.values[x]
-        return self.node("Erf", [x], torch.special.erf(torch.from_numpy(v)).numpy())
-
-    def hard_sigmoid(self, x):
-        v = self.values[x]
-        a = self.rng.choice([0.2, 0.5])   # exact in float32 (1/6 is not)
-        b = self.rng.choice([0.5, 0.25])
-        return self.node("HardSigmoid", [x], np.clip(v * a + b, 0.0, 1.0), alpha=a, beta=b)
 
     def gelu_parts(self, x):
         """GELU the way torch exports it before opset 20: Div by sqrt 2, Erf,
@@ -186,7 +182,7 @@ class Graph:
         v = self.values[x]
         c, cv = self.const("sqrt2", np.array(1.4142135))
         u = self.node("Div", [x, c], v / cv)
-        e = self.erf(u)
+        e = self.unary(u, "Erf")
         one, _ = self.const("one", np.array(1.0))
         ev = self.values[e]
         s = self.node("Add", [e, one] if r.random() < 0.5 else [one, e], ev + 1.0)
@@ -216,11 +212,6 @@ class Graph:
         bn, bv = self.const("lin_b", self.rng_uniform(shp, -0.5, 0.5))
         pv = self.values[p]
         return self.node("Add", [p, bn] if r.random() < 0.5 else [bn, p], pv + bv)
-
-    def softmax_axis(self, x, axis):
-        v = self.values[x]
-        e = np.exp(v - v.max(axis=axis, keepdims=True))
-        return self.node("Softmax", [x], e / e.sum(axis=axis, keepdims=True), axis=axis)
 
     def binary(self, op, a, b_name, bv):
         av = self.values[a]
@@ -280,10 +271,10 @@ class Graph:
             y = y + beta * bv
         return self.node("Gemm", ins, y, **attrs)
 
-    def softmax(self, x):
+    def softmax(self, x, axis=-1):
         v = self.values[x]
-        e = np.exp(v - v.max(axis=-1, keepdims=True))
-        return self.node("Softmax", [x], e / e.sum(axis=-1, keepdims=True), axis=-1)
+        e = np.exp(v - v.max(axis=axis, keepdims=True))
+        return self.node("Softmax", [x], e / e.sum(axis=axis, keepdims=True), axis=axis)
 
     # -- the model -----------------------------------------------------------
     def model(self, outputs):
@@ -472,7 +463,7 @@ def token_op(g, x):
         q = g.node("Mul", [x, sn], v * sv)
         s = g.matmul(q, g.transpose_last(x))
         if r.random() < 0.7:
-            s = g.softmax_axis(s, r.choice([-1, -1, 1]))
+            s = g.softmax(s, r.choice([-1, -1, 1]))
         if r.random() < 0.5:
             s = g.matmul(s, x)
         return s
@@ -485,8 +476,8 @@ def token_op(g, x):
     if kind < 0.85:
         return g.gelu_parts(x)
     if kind < 0.93:
-        return g.erf(x)
-    return g.hard_sigmoid(x)
+        return g.unary(x, "Erf")
+    return g.unary(x, "HardSigmoid")
 
 
 def same_conv(g, x, M):
