@@ -17,8 +17,10 @@
 # x86-64, and each C file by gcc and clang (those present; $CC when neither
 # is) at -O2 and -O3 with -std=c99; outputs (tests/harness.c) must match the
 # stored ones (float64 references of gen.py rounded to float32) within
-# 1e-4 of each output's largest magnitude, the random suite's bound.
-# Environment (make check sets them): DNNCC, CC.
+# 1e-4 of each output's largest magnitude, the random suite's bound
+# (tests/e2e/compare.py, with numpy).
+# Environment (make check sets them): DNNCC, CC; REGRESS_PYTHON (default
+# /usr/bin/python3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tests/testlib.sh
@@ -33,17 +35,8 @@ done
 targets=host
 case $(uname -m) in x86_64) targets="host x86-64-v3 c99" ;; esac
 
-# close A B: every float of file A within 1e-4 * max|B| of B's (their
-# values as text go to $d, the case's folder: the source tree may be
-# read-only)
-close() {
-	od -An -v -f "$1" | tr -s ' ' '\n' | grep . >"$d/got.txt"
-	od -An -v -f "$2" | tr -s ' ' '\n' | grep . >"$d/want.txt"
-	awk 'NR == FNR { want[NR] = $1 + 0; m = (want[NR] < 0 ? -want[NR] : want[NR]); if (m > max) max = m; n = NR; next }
-	     { got = $1 + 0; d = got - want[FNR]; if (d < 0) d = -d;
-	       if (!(d <= 1e-4 * (max > 0 ? max : 1))) { bad++; if (bad <= 3) printf "element %d: %g, want %g\n", FNR - 1, got, want[FNR] } k = FNR }
-	     END { if (k != n) { printf "%d values, want %d\n", k, n; exit 1 } exit bad > 0 }' "$d/want.txt" "$d/got.txt"
-}
+# tests/e2e/compare.py GOT WANT TOL: max |got - want| within TOL of max |want|
+PY=${REGRESS_PYTHON:-/usr/bin/python3}
 
 run_case() {
 	c=$1
@@ -73,7 +66,8 @@ run_case() {
 						{ echo "$label: does not run" >>"$d/log"; ok=0; continue; }
 					k=0
 					while [ "$k" -lt "$nout" ]; do
-						if ! close "$d/out$k.bin" "$here/$c.out$k.bin" >>"$d/log" 2>&1; then
+						if ! "$PY" "$top_srcdir/tests/e2e/compare.py" "$d/out$k.bin" \
+							"$here/$c.out$k.bin" 1e-4 >>"$d/log" 2>&1; then
 							echo "$label: output $k differs" >>"$d/log"
 							ok=0
 						fi
