@@ -28,7 +28,12 @@
 #      about at --threads 3; the threaded --emit-harness builds strictly;
 #  12. a harness that crashes inside a layer's group of rows (timed
 #      interleaved, printed together) is reported with the case it was
-#      timing, and leaves no table.
+#      timing, and leaves no table;
+#  13. a native profile takes the cache size from sysfs (a fake tree through
+#      $DNNCC_SYSFS_CPU) and, for a model over 16 MiB that the reported
+#      cache holds, reads the model's size twice to see whether this
+#      machine really keeps it, its verdict following the rates it prints;
+#      no such check for a small model or under --llc.
 # Environment (make check sets them): DNNCC, CC, DNNCC_SRCDIR.
 set -u
 DNNCC=${DNNCC:-./dnncc}
@@ -301,5 +306,65 @@ if ! DNNCC_CACHE_DIR=$out/cache12 CC="$CC -DHARNESS_CRASH_CASE=2" \
 else
 	failed "crash report"
 	cat "$out/crash.err"
+fi
+# 13. the cache size from (a fake) sysfs, and the re-read check: a 20 MiB
+# fully-connected layer under a reported 1 GiB cache, then under 8 MiB
+fake_llc() {
+	mkdir -p "$out/sys$1/cpu0/cache/index0" "$out/sys$1/cpu0/cache/index1"
+	echo Instruction >"$out/sys$1/cpu0/cache/index0/type"
+	echo 3 >"$out/sys$1/cpu0/cache/index0/level"
+	echo 4194304K >"$out/sys$1/cpu0/cache/index0/size"
+	echo Unified >"$out/sys$1/cpu0/cache/index1/type"
+	echo 3 >"$out/sys$1/cpu0/cache/index1/level"
+	echo "$1" >"$out/sys$1/cpu0/cache/index1/size"
+}
+fake_llc 1048576K
+fake_llc 8192K
+cat >"$out/fc.prototxt" <<'EOF'
+name: "fc"
+input: "data"
+input_shape {
+  dim: 1 dim: 2560
+}
+layer {
+  name: "fc"
+  type: "InnerProduct"
+  bottom: "data"
+  top: "fc"
+  inner_product_param {
+    num_output: 2048
+  }
+}
+EOF
+reread='^dnncc profile: 20.0 MiB read again at [0-9.]* GB/s against [0-9.]* GB/s for 4 MiB: '
+# the verdict the printed rates call for ("memory" below 0.7 of the small
+# buffer's rate), and the one printed
+verdict() {
+	grep "$reread" "$1" | awk '{ print ($7 < 0.7 * $10) ? "memory" : "cache" }'
+}
+said() {
+	grep "$reread" "$1" | sed 's/.*: //' |
+		awk '/from memory/ { print "memory" } /in cache/ { print "cache" }'
+}
+if DNNCC_SYSFS_CPU=$out/sys1048576K "$DNNCC" profile "$out/fc.prototxt" --random-weights 1 \
+	-o "$out/fc.tsv" --runs 1 2>"$out/fc.err" &&
+	grep -q 'touches 20.0 MiB .* cache is 1024.0 MiB (this machine.s largest cache): weights timed in cache' \
+		"$out/fc.err" &&
+	[ "$(grep -c "$reread" "$out/fc.err")" -eq 1 ] && [ -n "$(verdict "$out/fc.err")" ] &&
+	[ "$(verdict "$out/fc.err")" = "$(said "$out/fc.err")" ] &&
+	grep -q '^fc	gemm_fc	1,2048,2560	' "$out/fc.tsv" &&
+	DNNCC_SYSFS_CPU=$out/sys8192K "$DNNCC" profile "$out/fc.prototxt" --random-weights 1 \
+		-o "$out/fc8.tsv" --runs 1 2>"$out/fc8.err" &&
+	grep -q 'cache is 8.0 MiB (this machine.s largest cache): weights timed from memory' \
+		"$out/fc8.err" && ! grep -q 'read again' "$out/fc8.err" &&
+	"$DNNCC" profile "$out/fc.prototxt" --random-weights 1 --llc 1024 \
+		--emit-harness "$out/fc_llc" 2>"$out/fc_llc.err" && ! grep -q 'read again' "$out/fc_llc.err" &&
+	DNNCC_SYSFS_CPU=$out/sys1048576K "$DNNCC" profile "$model" -o "$out/small.tsv" --runs 1 \
+		2>"$out/small.err" && grep -q 'cache is 1024.0 MiB' "$out/small.err" &&
+	! grep -q 'read again' "$out/small.err"; then
+	pass "the cache size comes from sysfs; $(grep "$reread" "$out/fc.err" | sed 's/^dnncc profile: //')"
+else
+	failed "sysfs cache size and the re-read check"
+	cat "$out/fc.err" "$out/fc8.err" "$out/fc_llc.err" "$out/small.err" 2>/dev/null
 fi
 exit $fail
