@@ -787,9 +787,8 @@ static int plan_matmul(struct plan *p, struct layer *l)
 		add_arg(l, b, "b");
 		return 0;
 	}
-	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
-	int64_t Kb = b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0];
-	int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	int64_t M, N, K, Kb;
+	ir_matmul_dims(a, b, &M, &N, &K, &Kb);
 	int ra = a->rank >= 2 ? a->rank - 2 : 0, rb = b->rank >= 2 ? b->rank - 2 : 0;
 	int rank = ra > rb ? ra : rb;
 	int64_t dims[IR_MAX_RANK], strides[2][IR_MAX_RANK];

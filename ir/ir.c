@@ -274,6 +274,16 @@ int64_t ir_numel(const struct tensor *t)
 	return n;
 }
 
+void ir_matmul_dims(const struct tensor *a, const struct tensor *b, int64_t *m, int64_t *n,
+                    int64_t *k, int64_t *kb)
+{
+	*m = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
+	*k = a->dims[a->rank - 1];
+	*n = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	if (kb)
+		*kb = b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0];
+}
+
 size_t ir_dtype_size(enum dtype dt)
 {
 	switch (dt) {

@@ -268,6 +268,11 @@ void ir_replace_uses(struct graph *g, struct tensor *from, struct tensor *to);
 int ir_use_count(const struct graph *g, const struct tensor *t);
 
 int64_t ir_numel(const struct tensor *t);          /* product of dims; 1 for rank 0 */
+/* The matrix dims of MatMul (numpy.matmul) A [..., M, K] x B [..., Kb, N],
+ * a 1-D A read as [1, K] and a 1-D B as [Kb, 1]; ranks must be >= 1. The
+ * caller checks K == Kb (kb may be NULL). */
+void ir_matmul_dims(const struct tensor *a, const struct tensor *b, int64_t *m, int64_t *n,
+                    int64_t *k, int64_t *kb);
 size_t ir_dtype_size(enum dtype dt);                /* bytes per element; 0 for OTHER */
 size_t ir_nbytes(const struct tensor *t);          /* blocked layouts pad channels */
 

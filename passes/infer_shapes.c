@@ -671,8 +671,8 @@ static int infer_matmul(struct ctx *c, struct node *n)
 	}
 	if (same_dtype(c, n, a, b))
 		return -1;
-	int64_t ka = a->dims[a->rank - 1];
-	int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
+	int64_t m, nn, ka, kb;
+	ir_matmul_dims(a, b, &m, &nn, &ka, &kb);
 	if (ka != kb) {
 		diag_error(c->d, n, "A %s has K = %lld but B %s has K = %lld", SHAPE(a),
 		           (long long)ka, SHAPE(b), (long long)kb);
@@ -689,9 +689,9 @@ static int infer_matmul(struct ctx *c, struct node *n)
 		return -1;
 	}
 	if (a->rank > 1)
-		dims[r++] = a->dims[a->rank - 2];
+		dims[r++] = m;
 	if (b->rank > 1)
-		dims[r++] = b->dims[b->rank - 1];
+		dims[r++] = nn;
 	return set_out(c, n, 0, a->dtype, r, dims);
 }
 

@@ -539,8 +539,8 @@ static void select_matmul(const struct options *opt, struct node *n)
 	if (!a || !b || !y || a->dtype != DTYPE_F32 || b->dtype != DTYPE_F32 || a->rank < 1 ||
 	    b->rank < 1)
 		return;
-	int64_t M = a->rank >= 2 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
-	int64_t N = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	int64_t M, N, K;
+	ir_matmul_dims(a, b, &M, &N, &K, NULL);
 	if (M > INT_MAX || N > INT_MAX || K > INT_MAX || M < 0 || N < 0 || K < 0)
 		return;
 	int64_t count = M * N != 0 ? ir_numel(y) / (M * N) : 0;
