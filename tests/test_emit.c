@@ -713,42 +713,35 @@ Test(emit_ops, gemm)
 	check_model_free(g, WEIGHTS_CARRAY, in, 2, want, nc, 1e-5);
 }
 
-Test(emit_ops, matmul)
+/* A MatMul shape case: A, B and the expected Y. */
+struct mm_case {
+	int ra;
+	int64_t a[4];
+	int rb;
+	int64_t b[4];
+	int ry;
+	int64_t y[4];
+};
+
+/* One MatMul layer per case, each an output; with odd_const the odd cases'
+ * B is a constant, else every B is an input. Fills want[] by ref_matmul. */
+static void matmul_cases(struct graph *g, const struct mm_case *cases, int nc, int odd_const,
+                         struct node **ns, float **in, float **want)
 {
-	struct graph *g = new_graph();
-	struct {
-		int ra;
-		int64_t a[4];
-		int rb;
-		int64_t b[4];
-		int ry;
-		int64_t y[4];
-	} cases[] = {
-		{2, {3, 4}, 2, {4, 5}, 2, {3, 5}},
-		{1, {4}, 2, {4, 5}, 1, {5}},
-		{2, {3, 4}, 1, {4}, 1, {3}},
-		{4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}},
-		{1, {4}, 3, {2, 4, 3}, 2, {2, 3}},
-		{3, {2, 3, 4}, 2, {4, 2}, 3, {2, 3, 2}},
-	};
-	int nc = (int)(sizeof cases / sizeof cases[0]);
 	struct tensor *as[8], *bs[8], *ys[8];
 	for (int i = 0; i < nc; i++) {
 		char nm[32];
 		snprintf(nm, sizeof nm, "a%d", i);
 		as[i] = input(g, nm, cases[i].ra, cases[i].a);
 		snprintf(nm, sizeof nm, "b%d", i);
-		/* the even cases multiply two activations, the odd ones by a constant */
-		bs[i] = i % 2 ? weight(g, nm, 30 + i, cases[i].rb, cases[i].b)
-		              : input(g, nm, cases[i].rb, cases[i].b);
+		bs[i] = odd_const && i % 2 ? weight(g, nm, 30 + (unsigned)i, cases[i].rb, cases[i].b)
+		                           : input(g, nm, cases[i].rb, cases[i].b);
 		snprintf(nm, sizeof nm, "y%d", i);
 		ys[i] = act(g, nm, cases[i].ry, cases[i].y);
-		node(g, OP_MATMUL, NULL, INS(as[i], bs[i]), ys[i]);
+		snprintf(nm, sizeof nm, "mm%d", i);
+		ns[i] = node(g, OP_MATMUL, nm, INS(as[i], bs[i]), ys[i]);
 		output(g, ys[i]);
 	}
-	plan_by_hand(g);
-
-	float *in[16], *want[8];
 	make_inputs(g, in);
 	for (int i = 0; i < nc; i++) {
 		want[i] = alloc_out(ys[i]);
@@ -761,6 +754,25 @@ Test(emit_ops, matmul)
 		}
 		ref_matmul(as[i], av, bs[i], bv, ys[i], want[i]);
 	}
+}
+
+Test(emit_ops, matmul)
+{
+	struct graph *g = new_graph();
+	const struct mm_case cases[] = {
+		{2, {3, 4}, 2, {4, 5}, 2, {3, 5}},
+		{1, {4}, 2, {4, 5}, 1, {5}},
+		{2, {3, 4}, 1, {4}, 1, {3}},
+		{4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}},
+		{1, {4}, 3, {2, 4, 3}, 2, {2, 3}},
+		{3, {2, 3, 4}, 2, {4, 2}, 3, {2, 3, 2}},
+	};
+	int nc = (int)(sizeof cases / sizeof cases[0]);
+	struct node *ns[8];
+	float *in[16], *want[8];
+	/* the even cases multiply two activations, the odd ones by a constant */
+	matmul_cases(g, cases, nc, 1, ns, in, want);
+	plan_by_hand(g);
 	check_model_free(g, WEIGHTS_CARRAY, in, g->n_inputs, want, nc, 1e-6);
 }
 
@@ -825,14 +837,7 @@ Test(emit_ops, gemm_fc)
 Test(emit_ops, matmul_sgemm)
 {
 	struct graph *g = new_graph();
-	struct {
-		int ra;
-		int64_t a[4];
-		int rb;
-		int64_t b[4];
-		int ry;
-		int64_t y[4];
-	} cases[] = {
+	const struct mm_case cases[] = {
 		{2, {3, 4}, 2, {4, 5}, 2, {3, 5}},
 		{1, {4}, 3, {2, 4, 3}, 2, {2, 3}},
 		{4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}},
@@ -840,33 +845,9 @@ Test(emit_ops, matmul_sgemm)
 		{4, {1, 3, 37, 24}, 4, {1, 3, 24, 37}, 4, {1, 3, 37, 37}},
 	};
 	int nc = (int)(sizeof cases / sizeof cases[0]);
-	struct tensor *as[8], *bs[8], *ys[8];
 	struct node *ns[8];
-	for (int i = 0; i < nc; i++) {
-		char nm[32];
-		snprintf(nm, sizeof nm, "a%d", i);
-		as[i] = input(g, nm, cases[i].ra, cases[i].a);
-		snprintf(nm, sizeof nm, "b%d", i);
-		bs[i] = input(g, nm, cases[i].rb, cases[i].b);
-		snprintf(nm, sizeof nm, "y%d", i);
-		ys[i] = act(g, nm, cases[i].ry, cases[i].y);
-		snprintf(nm, sizeof nm, "mm%d", i);
-		ns[i] = node(g, OP_MATMUL, nm, INS(as[i], bs[i]), ys[i]);
-		output(g, ys[i]);
-	}
 	float *in[16], *want[8];
-	make_inputs(g, in);
-	for (int i = 0; i < nc; i++) {
-		want[i] = alloc_out(ys[i]);
-		const float *av = NULL, *bv = NULL;
-		for (int k = 0; k < g->n_inputs; k++) {
-			if (g->inputs[k] == as[i])
-				av = in[k];
-			if (g->inputs[k] == bs[i])
-				bv = in[k];
-		}
-		ref_matmul(as[i], av, bs[i], bv, ys[i], want[i]);
-	}
+	matmul_cases(g, cases, nc, 0, ns, in, want);
 	struct options opt = {0};
 	struct diag d;
 	diag_init(&d, g->source, stderr);
