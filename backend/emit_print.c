@@ -406,6 +406,23 @@ static void print_profile(struct plan *p, struct emitter *e)
 	emit_blank(e);
 }
 
+/* Up to this many bytes, a model's weights are meant to stay in the caches
+ * from one call to the next (WARM_WEIGHTS_BYTES, print_init). */
+#define WARM_WEIGHTS_BYTES ((size_t)16 << 20)
+
+/* Calls NAME_warm_up makes: three where the weights and the arena together
+ * fit WARM_WEIGHTS_BYTES, else one. A cache-resident model reaches its
+ * steady speed only after a few passes, not after one read of every line
+ * (the autoencoder on the 2-core Emerald Rapids Xeon VM: first call 1.3-2.2x
+ * a steady one after one warm-up call, 1.1-1.2x after three, 14 us a call);
+ * a larger model streams its weights from memory every call, and one call
+ * warms its code and branch predictors. */
+static int warm_up_calls(const struct plan *p)
+{
+	size_t arena = p->uses_arena ? p->g->arena_size : 0;
+	return p->weights_bytes + arena <= WARM_WEIGHTS_BYTES ? 3 : 1;
+}
+
 /* Whether NAME_init ends with NAME_warm_up: not under --instrument (the
  * warm-up call would be counted) nor for --target cortex-m (firmware: no heap
  * to borrow the scratch buffers from, and nothing cached to warm). */
@@ -479,10 +496,13 @@ void emit_print_header(struct plan *p, struct emitter *e)
 	else
 		emit_line(e, " * so no call pays their page faults,");
 	if (emits_warm_up(p)) {
-		emit_line(e, " * and runs the model once on zero inputs%s, so that the first",
+		const int calls = warm_up_calls(p);
+		emit_line(e, " * and runs the model %s on zero inputs%s, so that the first",
+		          calls == 1 ? "once" : "three times",
 		          p->mode == WEIGHTS_FILE ? " (when the weights are loaded)" : "");
 		emit_line(e, " * %s_run() finds code, caches and branch predictors as later calls do", N);
-		emit_line(e, " * (that costs one call's time here; -D%s_NO_WARM_UP leaves it out).", p->upper);
+		emit_line(e, " * (that costs %s here; -D%s_NO_WARM_UP leaves it out).",
+		          calls == 1 ? "one call's time" : "as many calls' time", p->upper);
 	} else {
 		emit_line(e, " * without a warm-up call (%s).",
 		          p->opt->instrument ? "--instrument counts every call" : "--target cortex-m");
@@ -1461,22 +1481,13 @@ static void print_output_copies(struct plan *p, struct emitter *e, const struct 
 	}
 }
 
-/* NAME_init and NAME_free (emit_print_header documents them). The arena is
- * written (zeroed) in 64 KiB chunks, by the pool's threads when there are
- * some, and the constant weights are read: every 64-byte line of them up to
- * WARM_WEIGHTS_BYTES, so that the first call finds them in the caches as the
- * next ones do (measured: the autoencoder's first call 2.2x a steady one
- * with one float per page read, 1.1x with every line), else one float per
- * 4 KiB page (the page faults; the weights outgrow the caches anyway). */
-#define WARM_WEIGHTS_BYTES ((size_t)16 << 20)
-
-/* NAME_warm_up: one NAME_run on zeroed inputs (zero is a valid value for
- * every input type, indices included) into scratch outputs, both from calloc
- * and freed again; skipped when an allocation fails. Touching the arena and
- * the weights leaves the code, the instruction caches and the branch
- * predictors cold, and on small networks that is most of what a first call
- * pays (MobileNetV1 0.25 on a Zen 4 VM: first call 1.1-1.8x a steady one
- * without the warm-up). */
+/* NAME_warm_up: NAME_run, warm_up_calls times, on zeroed inputs (zero is a
+ * valid value for every input type, indices included) into scratch outputs,
+ * both from calloc and freed again; skipped when an allocation fails.
+ * Touching the arena and the weights leaves the code, the instruction caches
+ * and the branch predictors cold, and on small networks that is most of what
+ * a first call pays (MobileNetV1 0.25 on a Zen 4 VM: first call 1.1-1.8x a
+ * steady one without the warm-up). */
 static void print_warm_up(struct plan *p, struct emitter *e)
 {
 	const struct graph *g = p->g;
@@ -1484,7 +1495,9 @@ static void print_warm_up(struct plan *p, struct emitter *e)
 	const char *ptr = p->typed_io ? "void" : "float";
 	const int n_io = g->n_inputs + g->n_outputs; /* arrays get at least one slot */
 	emit_line(e, "#ifndef %s_NO_WARM_UP", p->upper);
-	emit_line(e, "/* Runs the model once on zero inputs into scratch outputs (%s_init). */", N);
+	const int calls = warm_up_calls(p);
+	emit_line(e, "/* Runs the model %s on zero inputs into scratch outputs (%s_init). */",
+	          calls == 1 ? "once" : "three times", N);
 	emit_line(e, "static void %s_warm_up(void)", N);
 	emit_open_block(e);
 	emit_line(e, "static const size_t bytes[%d] = {", n_io > 0 ? n_io : 1);
@@ -1506,7 +1519,7 @@ static void print_warm_up(struct plan *p, struct emitter *e)
 	emit_line(e, "\tin[i] = (const %s *)buf[i];", ptr);
 	emit_line(e, "for (i = 0; i < %d; i++)", g->n_outputs);
 	emit_line(e, "\tout[i] = (%s *)buf[%d + i];", ptr, g->n_inputs);
-	emit_line(e, "if (ok)");
+	emit_line(e, "for (i = 0; ok && i < %d; i++)", calls);
 	emit_line(e, "\t(void)%s_run(in, out);", N);
 	emit_line(e, "for (i = 0; i < %d; i++)", n_io);
 	emit_line(e, "\tfree(buf[i]);");
@@ -1515,6 +1528,13 @@ static void print_warm_up(struct plan *p, struct emitter *e)
 	emit_blank(e);
 }
 
+/* NAME_init and NAME_free (emit_print_header documents them). The arena is
+ * written (zeroed) in 64 KiB chunks, by the pool's threads when there are
+ * some, and the constant weights are read: every 64-byte line of them up to
+ * WARM_WEIGHTS_BYTES, so that the first call finds them in the caches as the
+ * next ones do (measured: the autoencoder's first call 2.2x a steady one
+ * with one float per page read, 1.1x with every line), else one float per
+ * 4 KiB page (the page faults; the weights outgrow the caches anyway). */
 static void print_init(struct plan *p, struct emitter *e)
 {
 	const char *N = p->name;

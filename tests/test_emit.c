@@ -1586,6 +1586,9 @@ Test(emit_files, warm_up_in_init)
 		cr_expect_eq(in_h, v == 0, "variant %d: net.h %s the warm-up", v,
 		             v == 0 ? "does not document" : "documents");
 		cr_expect(v == 0 || !strstr(c, "calloc"), "variant %d: net.c borrows heap memory", v);
+		/* a model of a few bytes stays in the caches: three warm-up calls */
+		cr_expect(v != 0 || (strstr(c, "ok && i < 3; i++)") && strstr(h, "three times")),
+		          "net.c does not warm a cache-sized model up three times");
 		free(c);
 		free(h);
 		if (v == 0) {
@@ -1612,6 +1615,36 @@ Test(emit_files, warm_up_in_init)
 		remove_dir(dir);
 		ir_graph_free(g);
 	}
+}
+
+/* A model whose arena outgrows the caches (an 18 MiB activation between two
+ * Relus) is warmed up by one call, not three: its data streams from memory
+ * on every call anyway. */
+Test(emit_files, warm_up_once_when_large)
+{
+	struct graph *g = new_graph();
+	struct tensor *x = input(g, "x", SHAPE(1, 4718592));
+	struct tensor *r = act(g, "r", SHAPE(1, 4718592)), *y = act(g, "y", SHAPE(1, 4718592));
+	node(g, OP_RELU, "relu0", INS(x), r);
+	node(g, OP_RELU, "relu1", INS(r), y);
+	output(g, y);
+	plan_by_hand(g);
+	cr_assert_gt(g->arena_size, (size_t)16 << 20);
+	char dir[64], path[256];
+	struct diag d;
+	make_dir(dir);
+	cr_assert_eq(emit(g, dir, "net", "net", WEIGHTS_CARRAY, &d), 0);
+	snprintf(path, sizeof path, "%s/net.c", dir);
+	char *c = read_file(path, NULL);
+	snprintf(path, sizeof path, "%s/net.h", dir);
+	char *h = read_file(path, NULL);
+	cr_assert(c && h);
+	cr_expect(strstr(c, "ok && i < 1; i++)") && strstr(h, "runs the model once"),
+	          "net.c does not warm an 18 MiB model up once");
+	free(c);
+	free(h);
+	remove_dir(dir);
+	ir_graph_free(g);
 }
 
 Test(emit_files, deterministic)
