@@ -713,20 +713,23 @@ Test(emit_ops, gemm)
 	check_model_free(g, WEIGHTS_CARRAY, in, 2, want, nc, 1e-5);
 }
 
-/* A MatMul shape case: A, B and the expected Y. */
-struct mm_case {
+/* A case of a two-operand layer: its op, A, B and the expected Y, and
+ * whether B is a constant (else an input). */
+struct op2_case {
+	enum op op;
 	int ra;
 	int64_t a[4];
 	int rb;
 	int64_t b[4];
 	int ry;
 	int64_t y[4];
+	int b_const;
 };
 
-/* One MatMul layer per case, each an output; with odd_const the odd cases'
- * B is a constant, else every B is an input. Fills want[] by ref_matmul. */
-static void matmul_cases(struct graph *g, const struct mm_case *cases, int nc, int odd_const,
-                         struct node **ns, float **in, float **want)
+/* One layer per case, each an output (constant B from seed0 + i); the inputs
+ * in in[], the expected outputs in want[] (ref_matmul or ref_binary). */
+static void op2_cases(struct graph *g, const struct op2_case *cases, int nc, unsigned seed0,
+                      struct node **ns, float **in, float **want)
 {
 	struct tensor *as[8], *bs[8], *ys[8];
 	for (int i = 0; i < nc; i++) {
@@ -734,12 +737,12 @@ static void matmul_cases(struct graph *g, const struct mm_case *cases, int nc, i
 		snprintf(nm, sizeof nm, "a%d", i);
 		as[i] = input(g, nm, cases[i].ra, cases[i].a);
 		snprintf(nm, sizeof nm, "b%d", i);
-		bs[i] = odd_const && i % 2 ? weight(g, nm, 30 + (unsigned)i, cases[i].rb, cases[i].b)
-		                           : input(g, nm, cases[i].rb, cases[i].b);
+		bs[i] = cases[i].b_const ? weight(g, nm, seed0 + (unsigned)i, cases[i].rb, cases[i].b)
+		                         : input(g, nm, cases[i].rb, cases[i].b);
 		snprintf(nm, sizeof nm, "y%d", i);
 		ys[i] = act(g, nm, cases[i].ry, cases[i].y);
-		snprintf(nm, sizeof nm, "mm%d", i);
-		ns[i] = node(g, OP_MATMUL, nm, INS(as[i], bs[i]), ys[i]);
+		snprintf(nm, sizeof nm, "n%d", i);
+		ns[i] = node(g, cases[i].op, nm, INS(as[i], bs[i]), ys[i]);
 		output(g, ys[i]);
 	}
 	make_inputs(g, in);
@@ -752,26 +755,30 @@ static void matmul_cases(struct graph *g, const struct mm_case *cases, int nc, i
 			if (g->inputs[k] == bs[i])
 				bv = in[k];
 		}
-		ref_matmul(as[i], av, bs[i], bv, ys[i], want[i]);
+		if (cases[i].op == OP_MATMUL)
+			ref_matmul(as[i], av, bs[i], bv, ys[i], want[i]);
+		else
+			ref_binary(cases[i].op, as[i], av, bs[i], bv, ys[i], want[i]);
 	}
 }
 
+/* MatMul by plain loops (no select): the even cases multiply two
+ * activations, the odd ones by a constant. */
 Test(emit_ops, matmul)
 {
 	struct graph *g = new_graph();
-	const struct mm_case cases[] = {
-		{2, {3, 4}, 2, {4, 5}, 2, {3, 5}},
-		{1, {4}, 2, {4, 5}, 1, {5}},
-		{2, {3, 4}, 1, {4}, 1, {3}},
-		{4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}},
-		{1, {4}, 3, {2, 4, 3}, 2, {2, 3}},
-		{3, {2, 3, 4}, 2, {4, 2}, 3, {2, 3, 2}},
+	const struct op2_case cases[] = {
+		{OP_MATMUL, 2, {3, 4}, 2, {4, 5}, 2, {3, 5}, 0},
+		{OP_MATMUL, 1, {4}, 2, {4, 5}, 1, {5}, 1},
+		{OP_MATMUL, 2, {3, 4}, 1, {4}, 1, {3}, 0},
+		{OP_MATMUL, 4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}, 1},
+		{OP_MATMUL, 1, {4}, 3, {2, 4, 3}, 2, {2, 3}, 0},
+		{OP_MATMUL, 3, {2, 3, 4}, 2, {4, 2}, 3, {2, 3, 2}, 1},
 	};
 	int nc = (int)(sizeof cases / sizeof cases[0]);
 	struct node *ns[8];
 	float *in[16], *want[8];
-	/* the even cases multiply two activations, the odd ones by a constant */
-	matmul_cases(g, cases, nc, 1, ns, in, want);
+	op2_cases(g, cases, nc, 30, ns, in, want);
 	plan_by_hand(g);
 	check_model_free(g, WEIGHTS_CARRAY, in, g->n_inputs, want, nc, 1e-6);
 }
@@ -837,17 +844,17 @@ Test(emit_ops, gemm_fc)
 Test(emit_ops, matmul_sgemm)
 {
 	struct graph *g = new_graph();
-	const struct mm_case cases[] = {
-		{2, {3, 4}, 2, {4, 5}, 2, {3, 5}},
-		{1, {4}, 3, {2, 4, 3}, 2, {2, 3}},
-		{4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}},
-		{3, {2, 3, 4}, 1, {4}, 2, {2, 3}},
-		{4, {1, 3, 37, 24}, 4, {1, 3, 24, 37}, 4, {1, 3, 37, 37}},
+	const struct op2_case cases[] = {
+		{OP_MATMUL, 2, {3, 4}, 2, {4, 5}, 2, {3, 5}, 0},
+		{OP_MATMUL, 1, {4}, 3, {2, 4, 3}, 2, {2, 3}, 0},
+		{OP_MATMUL, 4, {2, 1, 3, 4}, 3, {5, 4, 2}, 4, {2, 5, 3, 2}, 0},
+		{OP_MATMUL, 3, {2, 3, 4}, 1, {4}, 2, {2, 3}, 0},
+		{OP_MATMUL, 4, {1, 3, 37, 24}, 4, {1, 3, 24, 37}, 4, {1, 3, 37, 37}, 0},
 	};
 	int nc = (int)(sizeof cases / sizeof cases[0]);
 	struct node *ns[8];
 	float *in[16], *want[8];
-	matmul_cases(g, cases, nc, 0, ns, in, want);
+	op2_cases(g, cases, nc, 30, ns, in, want);
 	struct options opt = {0};
 	struct diag d;
 	diag_init(&d, g->source, stderr);
@@ -894,16 +901,7 @@ Test(emit_ops, gemm_sgemm)
 Test(emit_ops, binary)
 {
 	struct graph *g = new_graph();
-	struct {
-		enum op op;
-		int ra;
-		int64_t a[4];
-		int rb;
-		int64_t b[4];
-		int ry;
-		int64_t y[4];
-		int b_const;
-	} cases[] = {
+	const struct op2_case cases[] = {
 		{OP_ADD, 3, {2, 3, 4}, 2, {3, 1}, 3, {2, 3, 4}, 0},
 		{OP_SUB, 3, {4, 1, 5}, 3, {1, 3, 1}, 3, {4, 3, 5}, 0},
 		{OP_MUL, 1, {1}, 2, {2, 3}, 2, {2, 3}, 1},
@@ -913,34 +911,10 @@ Test(emit_ops, binary)
 		{OP_SUB, 0, {0}, 0, {0}, 0, {0}, 0},
 	};
 	int nc = (int)(sizeof cases / sizeof cases[0]);
-	struct tensor *as[8], *bs[8], *ys[8];
-	for (int i = 0; i < nc; i++) {
-		char nm[32];
-		snprintf(nm, sizeof nm, "a%d", i);
-		as[i] = input(g, nm, cases[i].ra, cases[i].a);
-		snprintf(nm, sizeof nm, "b%d", i);
-		bs[i] = cases[i].b_const ? weight(g, nm, 40 + i, cases[i].rb, cases[i].b)
-		                         : input(g, nm, cases[i].rb, cases[i].b);
-		snprintf(nm, sizeof nm, "y%d", i);
-		ys[i] = act(g, nm, cases[i].ry, cases[i].y);
-		node(g, cases[i].op, NULL, INS(as[i], bs[i]), ys[i]);
-		output(g, ys[i]);
-	}
-	plan_by_hand(g);
-
+	struct node *ns[8];
 	float *in[16], *want[8];
-	make_inputs(g, in);
-	for (int i = 0; i < nc; i++) {
-		const float *av = NULL, *bv = bs[i]->data;
-		for (int k = 0; k < g->n_inputs; k++) {
-			if (g->inputs[k] == as[i])
-				av = in[k];
-			if (g->inputs[k] == bs[i])
-				bv = in[k];
-		}
-		want[i] = alloc_out(ys[i]);
-		ref_binary(cases[i].op, as[i], av, bs[i], bv, ys[i], want[i]);
-	}
+	op2_cases(g, cases, nc, 40, ns, in, want);
+	plan_by_hand(g);
 	check_model_free(g, WEIGHTS_CARRAY, in, g->n_inputs, want, nc, 0);
 }
 
