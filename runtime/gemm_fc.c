@@ -104,15 +104,15 @@
 #define RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB, NV) \
 	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tile_##SUF##_##MB##_##NV(              \
 	        int K, const float *a, size_t rsa, size_t csa, const float *w,    \
-	        float *out, float *yd, size_t ldy, const float *cv, float alpha,   \
-	        float beta, int relu)                                              \
+	        size_t ldw, float *out, float *yd, size_t ldy, const float *cv,    \
+	        float alpha, float beta, int relu)                                 \
 	{                                                                          \
 		V c00 = ZERO, c01 = ZERO, c02 = ZERO, c03 = ZERO;                  \
 		V c10 = ZERO, c11 = ZERO, c12 = ZERO, c13 = ZERO;                  \
 		V c20 = ZERO, c21 = ZERO, c22 = ZERO, c23 = ZERO;                  \
 		V c30 = ZERO, c31 = ZERO, c32 = ZERO, c33 = ZERO;                  \
 		for (int k = 0; k < K; k++) {                                      \
-			const float *wk = w + (size_t)k * (NV * VL);               \
+			const float *wk = w + (size_t)k * ldw;               \
 			const V w0 = LOAD(wk);                                     \
 			const V w1 = NV > 1 ? LOAD(wk + VL) : ZERO;                \
 			const V w2 = NV > 2 ? LOAD(wk + 2 * VL) : ZERO;            \
@@ -148,21 +148,29 @@
 	RT_FC_TILE_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, MB, 4) \
 	static inline RT_FC_INLINE_ ATTR void rt_gemm_fc_tiles_##SUF##_##MB(                   \
 	        int nv, int K, const float *a, size_t rsa, size_t csa, const float *w, \
-	        float *out, float *yd, size_t ldy, const float *cv, float alpha,   \
-	        float beta, int relu)                                              \
+	        size_t ldw, float *out, float *yd, size_t ldy, const float *cv,    \
+	        float alpha, float beta, int relu)                                 \
 	{                                                                          \
 		switch (nv) {                                                      \
-		case 1: rt_gemm_fc_tile_##SUF##_##MB##_1(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
-		case 2: rt_gemm_fc_tile_##SUF##_##MB##_2(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
-		case 3: rt_gemm_fc_tile_##SUF##_##MB##_3(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
-		default: rt_gemm_fc_tile_##SUF##_##MB##_4(K, a, rsa, csa, w, out, yd, ldy, cv, alpha, beta, relu); break; \
+		case 1: rt_gemm_fc_tile_##SUF##_##MB##_1(K, a, rsa, csa, w, ldw, out, yd, ldy, cv, alpha, beta, relu); break; \
+		case 2: rt_gemm_fc_tile_##SUF##_##MB##_2(K, a, rsa, csa, w, ldw, out, yd, ldy, cv, alpha, beta, relu); break; \
+		case 3: rt_gemm_fc_tile_##SUF##_##MB##_3(K, a, rsa, csa, w, ldw, out, yd, ldy, cv, alpha, beta, relu); break; \
+		default: rt_gemm_fc_tile_##SUF##_##MB##_4(K, a, rsa, csa, w, ldw, out, yd, ldy, cv, alpha, beta, relu); break; \
 		}                                                                  \
 	}
 
 /* Panels [p0, p1) of the layer for one ISA: panels outermost, then groups
  * of four rows. The last panel holds only the vectors it needs (nv). Panels
- * of whole vectors take the register epilogue where it applies. */
-#define RT_FC_ISA_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU)  \
+ * of whole vectors take the register epilogue where it applies.
+ * TV: the most vectors of a panel one tile of 3 or 4 rows takes; the tile
+ * then goes over the panel again for the next TV vectors (rows k of the
+ * panel stay nv vectors apart: ldw). AVX2 has 16 ymm registers: a 4 x 4
+ * tile's 16 sums, 4 weight vectors and a broadcast did not fit, and gcc kept
+ * two sums on the stack, a store and a reload on their FMA chains every k
+ * (the autoencoder, batch 4, ran at 53 GFLOP/s of the 90 an AVX2 core has);
+ * 4 x 2 tiles take 11 registers. Tiles of 1 or 2 rows fit whole panels, and
+ * take them: a batch-1 layer streams each panel from memory once. */
+#define RT_FC_ISA_(SUF, ATTR, V, VL, TV, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU) \
 	RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 1) \
 	RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 2) \
 	RT_FC_TILES_(SUF, ATTR, V, VL, ZERO, LOAD, STORE, SET1, FMA, MUL, ADD, RELU, 3) \
@@ -186,11 +194,20 @@
 				const int mm = p->M - m0 < 4 ? p->M - m0 : 4;      \
 				const float *am = a + (size_t)m0 * rsa;            \
 				float *yd = direct ? y + (size_t)m0 * p->N + j0 : NULL; \
-				switch (mm) {                                      \
-				case 1: rt_gemm_fc_tiles_##SUF##_1(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
-				case 2: rt_gemm_fc_tiles_##SUF##_2(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
-				case 3: rt_gemm_fc_tiles_##SUF##_3(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
-				default: rt_gemm_fc_tiles_##SUF##_4(nv, p->K, am, rsa, csa, w, out, yd, (size_t)p->N, cv, p->alpha, p->beta, relu); break; \
+				const int tvm = mm > 2 ? TV : 4;                   \
+				for (int v0 = 0; v0 < nv; v0 += tvm) {             \
+					const int tv = nv - v0 < tvm ? nv - v0 : tvm; \
+					const float *wv = w + (size_t)v0 * VL;     \
+					const size_t ldw = (size_t)nv * VL;         \
+					float *ov = out + (size_t)v0 * VL;          \
+					float *ydv = yd ? yd + (size_t)v0 * VL : NULL; \
+					const float *cvv = cv ? cv + (size_t)v0 * VL : NULL; \
+					switch (mm) {                              \
+					case 1: rt_gemm_fc_tiles_##SUF##_1(tv, p->K, am, rsa, csa, wv, ldw, ov, ydv, (size_t)p->N, cvv, p->alpha, p->beta, relu); break; \
+					case 2: rt_gemm_fc_tiles_##SUF##_2(tv, p->K, am, rsa, csa, wv, ldw, ov, ydv, (size_t)p->N, cvv, p->alpha, p->beta, relu); break; \
+					case 3: rt_gemm_fc_tiles_##SUF##_3(tv, p->K, am, rsa, csa, wv, ldw, ov, ydv, (size_t)p->N, cvv, p->alpha, p->beta, relu); break; \
+					default: rt_gemm_fc_tiles_##SUF##_4(tv, p->K, am, rsa, csa, wv, ldw, ov, ydv, (size_t)p->N, cvv, p->alpha, p->beta, relu); break; \
+					}                                          \
 				}                                                  \
 				if (!direct)                                       \
 					rt_gemm_fc_epilogue_(p, out, 4 * VL, m0, mm, j0, nn, c, y); \
@@ -230,7 +247,7 @@ static inline void rt_gemm_fc_epilogue_(const struct rt_gemm *p, const float *ou
 /* max(r, +0) is +0 for -0 and NaN, as the scalar v > 0 ? v : 0 (MAXPS
  * returns its second operand when either is NaN or both are zero) */
 #define RT_FC_AVX512_RELU_(r) _mm512_max_ps(r, _mm512_setzero_ps())
-RT_FC_ISA_(avx512, RT_FC_AVX512_ATTR_, __m512, 16, _mm512_setzero_ps(), _mm512_loadu_ps,
+RT_FC_ISA_(avx512, RT_FC_AVX512_ATTR_, __m512, 16, 4, _mm512_setzero_ps(), _mm512_loadu_ps,
            _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_mul_ps, _mm512_add_ps,
            RT_FC_AVX512_RELU_)
 /* The same kernel for weights streamed from beyond L2 (rt_gemm_fc: more than
@@ -258,14 +275,14 @@ static inline RT_FC_INLINE_ RT_FC_AVX512_ATTR_ __m512 rt_gemm_fc_load_halves_(co
 }
 /* (a call, so the generated code's copy of the runtime keeps the helper) */
 #define RT_FC_AVX512_LOAD_HALVES_(q) rt_gemm_fc_load_halves_(q)
-RT_FC_ISA_(avx512s, RT_FC_AVX512_ATTR_, __m512, 16, _mm512_setzero_ps(),
+RT_FC_ISA_(avx512s, RT_FC_AVX512_ATTR_, __m512, 16, 4, _mm512_setzero_ps(),
            RT_FC_AVX512_LOAD_HALVES_, _mm512_storeu_ps, _mm512_set1_ps, _mm512_fmadd_ps,
            _mm512_mul_ps, _mm512_add_ps, RT_FC_AVX512_RELU_)
 #endif
 #if RT_SGEMM_HAVE_AVX2
 #define RT_FC_AVX2_ATTR_ __attribute__((target("avx2,fma")))
 #define RT_FC_AVX2_RELU_(r) _mm256_max_ps(r, _mm256_setzero_ps())
-RT_FC_ISA_(avx2, RT_FC_AVX2_ATTR_, __m256, 8, _mm256_setzero_ps(), _mm256_loadu_ps,
+RT_FC_ISA_(avx2, RT_FC_AVX2_ATTR_, __m256, 8, 2, _mm256_setzero_ps(), _mm256_loadu_ps,
            _mm256_storeu_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_mul_ps, _mm256_add_ps,
            RT_FC_AVX2_RELU_)
 #endif
@@ -273,7 +290,7 @@ RT_FC_ISA_(avx2, RT_FC_AVX2_ATTR_, __m256, 8, _mm256_setzero_ps(), _mm256_loadu_
 #define RT_FC_NEON_FMA_(s, w, acc) vfmaq_f32(acc, s, w)
 /* r where r > 0, else +0 (also for NaN), as the scalar epilogue */
 #define RT_FC_NEON_RELU_(r) vbslq_f32(vcgtq_f32(r, vdupq_n_f32(0.0f)), r, vdupq_n_f32(0.0f))
-RT_FC_ISA_(neon, , float32x4_t, 4, vdupq_n_f32(0.0f), vld1q_f32, vst1q_f32, vdupq_n_f32,
+RT_FC_ISA_(neon, , float32x4_t, 4, 4, vdupq_n_f32(0.0f), vld1q_f32, vst1q_f32, vdupq_n_f32,
            RT_FC_NEON_FMA_, vmulq_f32, vaddq_f32, RT_FC_NEON_RELU_)
 #endif
 #if RT_SGEMM_HAVE_C
@@ -284,7 +301,7 @@ RT_FC_ISA_(neon, , float32x4_t, 4, vdupq_n_f32(0.0f), vld1q_f32, vst1q_f32, vdup
 #define RT_FC_C_MUL_(x, y) ((x) * (y))
 #define RT_FC_C_ADD_(x, y) ((x) + (y))
 #define RT_FC_C_RELU_(r) ((r) > 0.0f ? (r) : 0.0f)
-RT_FC_ISA_(c, , float, 1, 0.0f, RT_FC_C_LOAD_, RT_FC_C_STORE_, RT_FC_C_SET1_, RT_FC_C_FMA_,
+RT_FC_ISA_(c, , float, 1, 4, 0.0f, RT_FC_C_LOAD_, RT_FC_C_STORE_, RT_FC_C_SET1_, RT_FC_C_FMA_,
            RT_FC_C_MUL_, RT_FC_C_ADD_, RT_FC_C_RELU_)
 #endif
 
