@@ -120,7 +120,7 @@ static struct shape random_shape(int k)
  * (4, 8, 16), multipliers 1 to 3, planes from 1 pixel to wider than two
  * tiles of 8, every padding up to the kernel's reach on each side, batch 2
  * and every epilogue. Shapes 64 and up are narrow rows, oW 1 to 9 in turn
- * (the tiles of 2, 4 and 6 pixels and the bands of rows of one call), with
+ * (the tiles of 2, 4, 6 and 7 pixels and the bands of rows of one call), with
  * planes up to 30 rows. Deterministic per k. */
 #define N_DEPTHWISE 100
 static struct shape depthwise_shape(int k)
