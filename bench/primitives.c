@@ -105,6 +105,10 @@ struct opts {
 	double min_time;                  /* seconds per sample */
 };
 
+/* The ISA dnncc's rows run with (--isa; default the host's best), and the
+ * one oneDNN is capped at to match it (dnnl_set_max_cpu_isa). */
+static int bench_isa = -1;
+
 /* A measurement: seconds per call (median, min, max over the samples) on
  * bench_clock, and the median on the wall clock. */
 struct meas {
@@ -308,7 +312,7 @@ static double compare(const float *y, const float *ref, size_t n, double *maxrel
 static struct rt_conv2d layer_conv(const struct conv_layer *l)
 {
 	struct rt_conv2d p = bench_layer_conv(l);
-	p.isa = rt_sgemm_isa_host();
+	p.isa = bench_isa;
 	return p;
 }
 
@@ -1167,6 +1171,7 @@ static void usage(void)
 	fprintf(stderr,
 	        "usage: primitives [-o DIR] [--net NAME]... [--layer SUBSTR] [--prim SUBSTR]...\n"
 	        "                  [--exclude SUBSTR]... [--quick] [--runs N] [--min-time MS] [--wall]\n"
+	        "                  [--isa avx2|c]\n"
 	        "  -o DIR          results directory (default bench/results)\n"
 	        "  --net NAME      alexnet, vgg16, googlenet, resnet50 (default: these four) or\n"
 	        "                  mobilenetv2, mobilenetv1_025; repeatable\n"
@@ -1176,7 +1181,9 @@ static void usage(void)
 	        "  --quick         time only rows within %gx of the fastest first run\n"
 	        "  --runs N        samples per measurement (default 5, at least 3)\n"
 	        "  --min-time MS   length of a sample (default 50)\n"
-	        "  --wall          time on the wall clock (default: the process's CPU time)\n",
+	        "  --wall          time on the wall clock (default: the process's CPU time)\n"
+	        "  --isa ISA       avx2 or c: dnncc's rows run that ISA's kernels and oneDNN is\n"
+	        "                  capped at it (default: the host's best, oneDNN uncapped)\n",
 	        QUICK_FACTOR);
 	exit(2);
 }
@@ -1226,7 +1233,11 @@ static void header(const struct opts *o)
 #else
 	    "?",
 #endif
-	    BENCH_CFLAGS, rt_sgemm_isa_name(rt_sgemm_isa_host()));
+	    BENCH_CFLAGS, rt_sgemm_isa_name(bench_isa));
+	if (bench_isa != rt_sgemm_isa_host())
+		say("--isa %s: dnncc's rows run %s kernels on a host that has %s; oneDNN capped at %s\n",
+		    rt_sgemm_isa_name(bench_isa), rt_sgemm_isa_name(bench_isa),
+		    rt_sgemm_isa_name(rt_sgemm_isa_host()), rt_sgemm_isa_name(bench_isa));
 	say("baselines: oneDNN %d.%d.%d (convolution_auto, formats of its choice, reorders not "
 	    "timed: its best case; max threads %d), OpenBLAS-im2col (%s)\n",
 	    v->major, v->minor, v->patch, omp_get_max_threads(), openblas_get_config());
@@ -1284,6 +1295,22 @@ int main(int argc, char **argv)
 				fprintf(stderr, "primitives: --runs must be 3..%d\n", MAX_SAMPLES);
 				return 2;
 			}
+		} else if (strcmp(a, "--isa") == 0) {
+			bench_isa = strcmp(v, "avx2") == 0 ? RT_SGEMM_ISA_AVX2
+			          : strcmp(v, "c") == 0    ? RT_SGEMM_ISA_C
+			                                   : -2;
+			if (bench_isa == -2 || !rt_sgemm_isa_supported(bench_isa)) {
+				fprintf(stderr, "primitives: --isa %s: not avx2 or c, or not on this CPU\n", v);
+				return 2;
+			}
+			dnnl_status_t st = dnnl_set_max_cpu_isa(bench_isa == RT_SGEMM_ISA_AVX2
+			                                            ? dnnl_cpu_isa_avx2
+			                                            : dnnl_cpu_isa_sse41);
+			if (st != dnnl_success) {
+				fprintf(stderr, "primitives: oneDNN refused to cap its ISA (status %d)\n", (int)st);
+				return 2;
+			}
+			i++;
 		} else if (strcmp(a, "--min-time") == 0) {
 			o.min_time = atof(v) * 1e-3, i++;
 			if (!(o.min_time > 0)) {
@@ -1294,6 +1321,8 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
+	if (bench_isa < 0)
+		bench_isa = rt_sgemm_isa_host();
 	if (o.n_nets == 0)
 		for (size_t i = 0; i < sizeof default_nets / sizeof default_nets[0]; i++)
 			o.nets[o.n_nets++] = default_nets[i];
