@@ -371,9 +371,10 @@ RT_DWR_FN_ rt_dwr_v_c rt_dwr_perm_c(rt_dwr_p_c p, rt_dwr_v_c v)
  *         end on the row's last pixel: where the masked tile kept a flag and
  *         an offset per column on the stack (gcc hoisted them out of the tap
  *         rows), MobileNetV2's 14 x 14 layers, all border tiles at T = 8,
- *         ran at half oneDNN's speed on AVX2 (bench/primitives --isa avx2 on
- *         the Xeon: 384 x 14 x 14, 0.065 -> 0.035 ms; 144 x 56 x 56, 0.238
- *         -> 0.142; AVX-512, 576 x 14 x 14, 0.038 -> 0.023)
+ *         ran at 0.54-0.65x oneDNN's speed on AVX2, now 0.84-0.97x
+ *         (bench/primitives --isa avx2 on the Xeon, 384 x 14 x 14, 0.065 ->
+ *         0.027-0.035 ms; 144 x 56 x 56 0.69-0.79x -> 1.03-1.05x; AVX-512,
+ *         576 x 14 x 14, 0.72-0.95x -> 1.16-1.40x)
  * The input columns are walked with one pointer or offset, so the only
  * integer state is that and the column bits. */
 #define RT_DWR_TILE_(X, VL, KS, SS, TT, NM)                                                         \
