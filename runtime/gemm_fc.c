@@ -188,6 +188,7 @@
 			const float *w = bp + (size_t)j0 * p->K;                   \
 			const int nn = p->N - j0 < 4 * VL ? p->N - j0 : 4 * VL;    \
 			const int nv = (nn + VL - 1) / VL;                         \
+			const size_t ldw = (size_t)nv * VL; /* panel row k to k+1 */ \
 			const int direct = vec && nn == nv * VL;                   \
 			const float *cv = direct && c ? c + j0 : NULL;             \
 			for (int m0 = 0; m0 < p->M; m0 += 4) {                     \
@@ -198,7 +199,6 @@
 				for (int v0 = 0; v0 < nv; v0 += tvm) {             \
 					const int tv = nv - v0 < tvm ? nv - v0 : tvm; \
 					const float *wv = w + (size_t)v0 * VL;     \
-					const size_t ldw = (size_t)nv * VL;         \
 					float *ov = out + (size_t)v0 * VL;          \
 					float *ydv = yd ? yd + (size_t)v0 * VL : NULL; \
 					const float *cvv = cv ? cv + (size_t)v0 * VL : NULL; \
