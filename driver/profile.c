@@ -79,9 +79,22 @@
  * RESIDENT_MIN_RATIO of that rate it came from memory (AlexNet there,
  * 235 MiB, timed in cache, chose layers that ran 2x their profiled times in
  * the network). Cache-resident reads ran 0.9-1.0 of the small buffer's
- * rate, memory 0.43-0.47. */
+ * rate, memory 0.43-0.47.
+ * The buffer is RESIDENT_MARGIN times the call's bytes: a plan reads more
+ * than the model holds (a Winograd F(4x4, 3x3) row reads transformed weights
+ * 4x the kernel's, packed panels and workspaces add to that), and on that VM
+ * 50.7 MiB (ResNet-18) read again at 0.66-0.83 of the small buffer's rate,
+ * so that one profile timed it in cache and the next from memory. Timed in
+ * cache, its 14 x 14 x 256 layers went to F(4x4, 3x3), which ran 1.9-2.1 ms
+ * in the network against 1.0-1.1 profiled, and the network 25 ms a call
+ * against 19.7 with the from-memory plan (19.1-19.3 with the margin).
+ * GoogLeNet (31.4 MiB) and MobileNetV2 (22.5), which the margin moves to
+ * memory there or to the threshold, ran as fast or faster with the
+ * from-memory plan (16.6-16.8 against 16.5-16.9 ms; 5.02-5.05 against
+ * 5.11-5.16; 1 thread, interleaved processes, 2026-12-06). */
 #define RESIDENT_SMALL_MIB 4
 #define RESIDENT_MIN_RATIO 0.7
+#define RESIDENT_MARGIN 2
 
 static const char *const isa_names[] = {
 	"RT_SGEMM_ISA_C", "RT_SGEMM_ISA_AVX2", "RT_SGEMM_ISA_AVX512", "RT_SGEMM_ISA_NEON",
@@ -360,11 +373,12 @@ static int find_cases(struct profile *pr)
 	        pr->evict_weights ? "from memory" : "in cache");
 	if (!pr->evict_weights && pr->llc_from_host && touched > PROFILE_EVICT_WEIGHTS_BYTES) {
 		double big, small;
-		if (reread_rates(touched, &big, &small) == 0) {
+		if (reread_rates(RESIDENT_MARGIN * touched, &big, &small) == 0) {
 			pr->evict_weights = big < RESIDENT_MIN_RATIO * small;
-			fprintf(stderr, "dnncc profile: %.1f MiB read again at %.1f GB/s against "
-			        "%.1f GB/s for %d MiB: %s\n",
-			        touched / 1048576.0, big / 1e9, small / 1e9, RESIDENT_SMALL_MIB,
+			fprintf(stderr, "dnncc profile: %.1f MiB (%dx that) read again at %.1f GB/s "
+			        "against %.1f GB/s for %d MiB: %s\n",
+			        RESIDENT_MARGIN * touched / 1048576.0, RESIDENT_MARGIN, big / 1e9,
+			        small / 1e9, RESIDENT_SMALL_MIB,
 			        pr->evict_weights ? "the cache this machine gives us is smaller; "
 			                            "weights timed from memory"
 			                          : "it stays in cache; weights timed in cache");

@@ -336,11 +336,11 @@ layer {
   }
 }
 EOF
-reread='^dnncc profile: 20.0 MiB read again at [0-9.]* GB/s against [0-9.]* GB/s for 4 MiB: '
+reread='^dnncc profile: 40.[01] MiB (2x that) read again at [0-9.]* GB/s against [0-9.]* GB/s for 4 MiB: '
 # the verdict the printed rates call for ("memory" below 0.7 of the small
 # buffer's rate), and the one printed
 verdict() {
-	grep "$reread" "$1" | awk '{ print ($7 < 0.7 * $10) ? "memory" : "cache" }'
+	grep "$reread" "$1" | awk '{ print ($10 < 0.7 * $13) ? "memory" : "cache" }'
 }
 said() {
 	grep "$reread" "$1" | sed 's/.*: //' |
