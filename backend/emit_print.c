@@ -410,17 +410,30 @@ static void print_profile(struct plan *p, struct emitter *e)
  * from one call to the next (WARM_WEIGHTS_BYTES, print_init). */
 #define WARM_WEIGHTS_BYTES ((size_t)16 << 20)
 
-/* Calls NAME_warm_up makes: three where the weights and the arena together
- * fit WARM_WEIGHTS_BYTES, else one. A cache-resident model reaches its
+/* Calls NAME_warm_up makes: WARM_UP_CACHED_CALLS where the weights and the
+ * arena together fit WARM_WEIGHTS_BYTES, else one. A cache-resident model reaches its
  * steady speed only after a few passes, not after one read of every line
  * (the autoencoder on the 2-core Emerald Rapids Xeon VM: first call 1.3-2.2x
  * a steady one after one warm-up call, 1.1-1.2x after three, 14 us a call);
  * a larger model streams its weights from memory every call, and one call
  * warms its code and branch predictors. */
+#define WARM_UP_CACHED_CALLS 3
 static int warm_up_calls(const struct plan *p)
 {
 	size_t arena = p->uses_arena ? p->g->arena_size : 0;
-	return p->weights_bytes + arena <= WARM_WEIGHTS_BYTES ? 3 : 1;
+	return p->weights_bytes + arena <= WARM_WEIGHTS_BYTES ? WARM_UP_CACHED_CALLS : 1;
+}
+
+/* "once", "twice", "3 times": how the comments in NAME.c and NAME.h say
+ * warm_up_calls, whatever its count. */
+static const char *times_text(int calls, char *buf, size_t size)
+{
+	if (calls == 1)
+		return "once";
+	if (calls == 2)
+		return "twice";
+	snprintf(buf, size, "%d times", calls);
+	return buf;
 }
 
 /* Whether NAME_init ends with NAME_warm_up: not under --instrument (the
@@ -497,8 +510,9 @@ void emit_print_header(struct plan *p, struct emitter *e)
 		emit_line(e, " * so no call pays their page faults,");
 	if (emits_warm_up(p)) {
 		const int calls = warm_up_calls(p);
+		char times[32];
 		emit_line(e, " * and runs the model %s on zero inputs%s, so that the first",
-		          calls == 1 ? "once" : "three times",
+		          times_text(calls, times, sizeof times),
 		          p->mode == WEIGHTS_FILE ? " (when the weights are loaded)" : "");
 		emit_line(e, " * %s_run() finds code, caches and branch predictors as later calls do", N);
 		emit_line(e, " * (that costs %s here; -D%s_NO_WARM_UP leaves it out).",
@@ -1496,8 +1510,9 @@ static void print_warm_up(struct plan *p, struct emitter *e)
 	const int n_io = g->n_inputs + g->n_outputs; /* arrays get at least one slot */
 	emit_line(e, "#ifndef %s_NO_WARM_UP", p->upper);
 	const int calls = warm_up_calls(p);
+	char times[32];
 	emit_line(e, "/* Runs the model %s on zero inputs into scratch outputs (%s_init). */",
-	          calls == 1 ? "once" : "three times", N);
+	          times_text(calls, times, sizeof times), N);
 	emit_line(e, "static void %s_warm_up(void)", N);
 	emit_open_block(e);
 	emit_line(e, "static const size_t bytes[%d] = {", n_io > 0 ? n_io : 1);
