@@ -415,9 +415,8 @@ static void print_profile(struct plan *p, struct emitter *e)
  * reaches its steady speed only after a few passes, not after one read of
  * every line (the autoencoder on the 2-core Emerald Rapids Xeon VM: first
  * call 1.3-2.2x a steady one after one warm-up call, 1.1-1.2x after three,
- * 14 us a call);
- * a larger model streams its weights from memory every call, and one call
- * warms its code and branch predictors. */
+ * 14 us a call); a larger model streams its weights from memory every call,
+ * and one call warms its code and branch predictors. */
 #define WARM_UP_CACHED_CALLS 3
 static int warm_up_calls(const struct plan *p)
 {
