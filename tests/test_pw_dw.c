@@ -138,6 +138,24 @@ static void run_shape(const struct pwdw_shape *s, int isa, int B)
 	/* unfused */
 	rt_conv_pointwise(&e, B, xb, wep, be, t, NULL);
 	rt_conv_depthwise_rows(&d, B, t, wdp, bd, y0, NULL);
+	/* the unfused pair on 2 and 3 threads: the same bits (the threads cut
+	 * the 1x1 by pixels or by channels, the depthwise layer by channel
+	 * blocks or, on a plane of more than RT_DWR_BAND_FLOATS a block, by
+	 * rows; features.2's 112 x 112 plane is one) */
+	for (int th = 2; th <= 3; th++) {
+		cr_assert_eq(rt_pool_start(th), th);
+		for (size_t i = 0; i < ny + 64; i++)
+			y1[i] = i < ny ? -1234.5f : 7777.0f;
+		rt_conv_pointwise(&e, B, xb, wep, be, t, NULL);
+		rt_conv_depthwise_rows(&d, B, t, wdp, bd, y1, NULL);
+		rt_pool_stop();
+		for (int i = 0; i < 64; i++)
+			cr_assert(y1[ny + i] == 7777.0f, "[%s B%d] unfused, %d threads: wrote past its "
+			          "output", rt_sgemm_isa_name(isa), B, th);
+		cr_assert(memcmp(y0, y1, ny * sizeof *y1) == 0,
+		          "[%s B%d] N%d C%d %dx%d Me%d K%d S%d pad%d: unfused on %d threads differs "
+		          "from 1 thread", rt_sgemm_isa_name(isa), B, N, C, H, W, Me, K, S, s->pad, th);
+	}
 	/* fused on 1, 2 and 3 threads, with guards after output and workspace */
 	for (int th = 1; th <= 3; th++) {
 		cr_assert_eq(rt_pool_start(th), th);
