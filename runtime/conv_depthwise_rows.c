@@ -83,9 +83,10 @@
  * threads: band k of every block goes to the same thread. The pointwise
  * layers around such a plane cut it by pixels (conv_pointwise.c: a band of
  * their input holds RT_PW_BAND, 131072 floats, and the threads take runs of
- * bands), so each thread then reads and writes its own rows; below it an
- * expansion before is cut by output channels (one band, pair by pair), and
- * so is the depthwise layer. At 2 threads (2-core Xeon VM, CPUID family 6
+ * bands), so each thread then reads and writes its own rows. Below it, the
+ * expansion before the layer is cut by output channels (its plane fits one
+ * band and runs pair by pair), and the depthwise layer keeps to the same
+ * channel blocks. At 2 threads (2-core Xeon VM, CPUID family 6
  * model 167, one plan, 150 calls a side, CPU time), MobileNetV2's 112 x 112
  * layers (200704 floats a block) spent 8-14% less cut into row halves, the
  * network 1% less; its 56 x 56 and 28 x 28 ones spent 10-70% more so, in 2
@@ -779,6 +780,7 @@ static void rt_dwr_items_(void *ctx, int begin, int end)
 #endif
 }
 
+#ifdef RT_THREADS
 /* Item k of a job cut into row bands: band k / views of view k % views,
  * so that a run of consecutive items covers the same rows of every
  * channel block (RT_DWR_BAND_FLOATS). */
@@ -791,6 +793,7 @@ static void rt_dwr_bands_(void *ctx, int begin, int end)
 		rt_dwr_items_(ctx, v * oH + oH * band / j->bands, v * oH + oH * (band + 1) / j->bands);
 	}
 }
+#endif
 
 /* Threads take whole output rows of a view (rt_parallel), so every output
  * element gets the same arithmetic whoever computes it. The blocked
