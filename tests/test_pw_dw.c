@@ -4,8 +4,11 @@
  * For every shape, every layout the kernel takes (HWC, CHW16c, CHW8c) and
  * every instruction set the host executes (C, AVX2 + FMA, AVX-512F; one test
  * per ISA and layout): the 1x1 (rt_conv_pointwise) then the depthwise
- * (rt_conv_depthwise_rows) of that layout give the unfused output; the
- * fused kernel must write the same bits (it runs those kernels on bands of
+ * (rt_conv_depthwise_rows) of that layout give the unfused output, which
+ * the pair must also give on the pool's 2 and 3 threads (a depthwise layer
+ * whose channel blocks hold more than RT_DWR_BAND_FLOATS input floats cuts
+ * its rows over the threads, not its blocks); the fused kernel must write
+ * the same bits (it runs those kernels on bands of
  * rows, and each element's arithmetic does not depend on the band), on one
  * thread and on the pool's 2 and 3, must not write past its workspace
  * (prep_pw_dw_ws, guard values after it) or its output, and both must be
@@ -15,8 +18,9 @@
  * padding 0 to 2, planes of one to three rows, batches of 2 (large enough
  * to run on the threads: chunks of both images at once), one chunk and
  * RT_PARALLEL_ITEMS of them, chunks of many bands whose kept rows move to
- * the buffer's start, a last band shorter than the others, and buffers
- * that hold only a band of one output row. */
+ * the buffer's start, a last band shorter than the others, buffers that
+ * hold only a band of one output row, and planes past RT_DWR_BAND_FLOATS
+ * a block at 16 and at 8 lanes, of one image and of two. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +64,8 @@ static const struct pwdw_shape shapes[] = {
 	{1, 3, 60, 250, 70, 3, 2, 1},   /* a blocked row of e bigger than the band buffer */
 	{1, 16, 100, 40, 96, 3, 1, 1},  /* several rows a band, 8 chunks */
 	{1, 16, 101, 40, 96, 3, 2, 1},
+	{2, 5, 93, 90, 20, 3, 2, 1},    /* row bands at 16 lanes, 2 images, 47 rows */
+	{1, 8, 130, 131, 24, 3, 1, 1},  /* row bands at 8 lanes, 130 rows */
 };
 
 static float frand(unsigned *s)
@@ -141,7 +147,7 @@ static void run_shape(const struct pwdw_shape *s, int isa, int B)
 	/* the unfused pair on 2 and 3 threads: the same bits (the threads cut
 	 * the 1x1 by pixels or by channels, the depthwise layer by channel
 	 * blocks or, on a plane of more than RT_DWR_BAND_FLOATS a block, by
-	 * rows; features.2's 112 x 112 plane is one) */
+	 * rows: features.2's 112 x 112 plane and the last two shapes) */
 	for (int th = 2; th <= 3; th++) {
 		cr_assert_eq(rt_pool_start(th), th);
 		for (size_t i = 0; i < ny + 64; i++)
