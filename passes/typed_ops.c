@@ -588,8 +588,21 @@ int typed_canon(struct graph *g, struct node *n, struct diag *d)
 	return 0;
 }
 
+/* Outputs an op of this file defines: TopK's indices and
+ * SoftmaxCrossEntropyLoss's log_prob are the only second ones. */
+static int max_outputs(enum op op)
+{
+	return op == OP_TOPK || op == OP_SCE_LOSS ? 2 : 1;
+}
+
 int typed_infer(struct graph *g, struct node *n, struct diag *d)
 {
+	const int max_out = max_outputs(n->op);
+	for (int i = max_out; i < n->n_outputs; i++)
+		if (n->outputs[i]) { /* a rule gives shapes to its outputs only */
+			diag_error(d, n, "has %d outputs, expected at most %d", n->n_outputs, max_out);
+			return -1;
+		}
 	if (typed_infer_rule(g, n, d))
 		return -1;
 	if (folds_small(n->op)) /* the rule gave output 0 its shape */
