@@ -284,6 +284,42 @@ void ir_matmul_dims(const struct tensor *a, const struct tensor *b, int64_t *m, 
 		*kb = b->rank >= 2 ? b->dims[b->rank - 2] : b->dims[0];
 }
 
+int64_t ir_saturate_i64(double v)
+{
+	if (v != v)
+		return 0;
+	if (v >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (v <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)v;
+}
+
+/* Element i of a constant, as an integer (floats truncate toward zero, as
+ * ONNX Cast does) or as a double. */
+int64_t ir_elem_i(enum dtype dt, const void *p, int64_t i)
+{
+	switch (dt) {
+	case DTYPE_F32: return ir_saturate_i64(((const float *)p)[i]);
+	case DTYPE_F64: return ir_saturate_i64(((const double *)p)[i]);
+	case DTYPE_I64: return ((const int64_t *)p)[i];
+	case DTYPE_I32: return ((const int32_t *)p)[i];
+	case DTYPE_I8: return ((const int8_t *)p)[i];
+	case DTYPE_U8: return ((const uint8_t *)p)[i];
+	case DTYPE_BOOL: return ((const uint8_t *)p)[i] != 0;
+	default: unreachable("ir_elem_i on a dtype without numbers");
+	}
+}
+
+double ir_elem_f(enum dtype dt, const void *p, int64_t i)
+{
+	switch (dt) {
+	case DTYPE_F32: return ((const float *)p)[i];
+	case DTYPE_F64: return ((const double *)p)[i];
+	default: return (double)ir_elem_i(dt, p, i);
+	}
+}
+
 size_t ir_dtype_size(enum dtype dt)
 {
 	switch (dt) {

@@ -273,6 +273,9 @@ int64_t ir_numel(const struct tensor *t);          /* product of dims; 1 for ran
  * caller checks K == Kb (kb may be NULL). */
 void ir_matmul_dims(const struct tensor *a, const struct tensor *b, int64_t *m, int64_t *n,
                     int64_t *k, int64_t *kb);
+int64_t ir_saturate_i64(double v);                 /* NaN -> 0, else clamped to int64 */
+int64_t ir_elem_i(enum dtype dt, const void *p, int64_t i); /* element i as an integer */
+double ir_elem_f(enum dtype dt, const void *p, int64_t i);  /* element i as a double */
 size_t ir_dtype_size(enum dtype dt);                /* bytes per element; 0 for OTHER */
 size_t ir_nbytes(const struct tensor *t);          /* blocked layouts pad channels */
 

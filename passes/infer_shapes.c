@@ -212,42 +212,6 @@ static int set_out(struct ctx *c, struct node *n, int k, enum dtype dt, int rank
 
 /* ---- constant data ------------------------------------------------------------- */
 
-static int64_t saturate_i64(double v)
-{
-	if (v != v)
-		return 0;
-	if (v >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (v <= -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)v;
-}
-
-/* Element i of a constant, as an integer (floats truncate toward zero, as
- * ONNX Cast does) or as a double. */
-static int64_t elem_i(enum dtype dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case DTYPE_F32: return saturate_i64(((const float *)p)[i]);
-	case DTYPE_F64: return saturate_i64(((const double *)p)[i]);
-	case DTYPE_I64: return ((const int64_t *)p)[i];
-	case DTYPE_I32: return ((const int32_t *)p)[i];
-	case DTYPE_I8: return ((const int8_t *)p)[i];
-	case DTYPE_U8: return ((const uint8_t *)p)[i];
-	case DTYPE_BOOL: return ((const uint8_t *)p)[i] != 0;
-	default: unreachable("elem_i on a dtype without numbers");
-	}
-}
-
-static double elem_f(enum dtype dt, const void *p, int64_t i)
-{
-	switch (dt) {
-	case DTYPE_F32: return ((const float *)p)[i];
-	case DTYPE_F64: return ((const double *)p)[i];
-	default: return (double)elem_i(dt, p, i);
-	}
-}
-
 static int64_t clamp_i64(int64_t v, int64_t lo, int64_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
@@ -275,7 +239,7 @@ static void store_f(enum dtype dt, void *p, int64_t i, double v)
 	case DTYPE_F32: ((float *)p)[i] = (float)v; break;
 	case DTYPE_F64: ((double *)p)[i] = v; break;
 	case DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-	default: store_i(dt, p, i, saturate_i64(v)); break;
+	default: store_i(dt, p, i, ir_saturate_i64(v)); break;
 	}
 }
 
@@ -363,7 +327,7 @@ static int const_ints(struct ctx *c, struct node *n, int i, const char *what, in
 		return -1;
 	}
 	for (int k = 0; k < m; k++)
-		v[k] = elem_i(t->dtype, t->data, k);
+		v[k] = ir_elem_i(t->dtype, t->data, k);
 	return (int)m;
 }
 
@@ -749,7 +713,7 @@ static int fold_binary(struct ctx *c, struct node *n, int ra, const int64_t *da,
 			((double *)p)[k] = arith_float(n->op, ((const double *)a->data)[oa],
 			                               ((const double *)b->data)[ob]);
 		} else {
-			int64_t v, x = elem_i(dt, a->data, oa), z = elem_i(dt, b->data, ob);
+			int64_t v, x = ir_elem_i(dt, a->data, oa), z = ir_elem_i(dt, b->data, ob);
 			if (arith_int(n->op, x, z, &v) ||
 			    (dt == DTYPE_I32 && (v < INT32_MIN || v > INT32_MAX))) {
 				diag_error(c->d, n, "%s of constants %lld and %lld %s",
@@ -870,7 +834,7 @@ static int infer_unary(struct ctx *c, struct node *n)
 	if ((n->op == OP_NEG || n->op == OP_ABS) && is_int_index(x->dtype) && all_const(n) &&
 	    (p = fold_alloc(c, n->outputs[0]))) {
 		for (int64_t i = 0; i < ir_numel(x); i++) {
-			int64_t v = elem_i(x->dtype, x->data, i);
+			int64_t v = ir_elem_i(x->dtype, x->data, i);
 			v = n->op == OP_NEG || v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
 			store_i(x->dtype, p, i, n->op == OP_ABS && v < 0 ? (int64_t)(0 - (uint64_t)v) : v);
 		}
@@ -1402,7 +1366,7 @@ static int infer_dropout(struct ctx *c, struct node *n)
 	ir_attr_int(n, "seed", 0);
 	struct tensor *tm = in(n, 2);
 	if (tm && (!tm->data || !ir_dtype_size(tm->dtype) || ir_numel(tm) != 1 ||
-	           elem_i(tm->dtype, tm->data, 0))) {
+	           ir_elem_i(tm->dtype, tm->data, 0))) {
 		diag_error(c->d, n, "training_mode ('%s') must be a constant false; only inference "
 		                    "is supported", tm->name);
 		return -1;
@@ -1559,7 +1523,7 @@ static int infer_gather(struct ctx *c, struct node *n)
 	int64_t dim = x->dims[axis], count = ir_numel(idx);
 	if (idx->data) {
 		for (int64_t i = 0; i < count; i++) {
-			int64_t v = elem_i(idx->dtype, idx->data, i);
+			int64_t v = ir_elem_i(idx->dtype, idx->data, i);
 			if (v < -dim || v >= dim) {
 				diag_error(c->d, n,
 				           "index %lld is out of range for axis %d of %s (expected "
@@ -1594,7 +1558,7 @@ static int infer_gather(struct ctx *c, struct node *n)
 	char *dst = p;
 	for (int64_t o = 0; o < outer; o++) {
 		for (int64_t i = 0; i < count; i++) {
-			int64_t v = elem_i(idx->dtype, idx->data, i);
+			int64_t v = ir_elem_i(idx->dtype, idx->data, i);
 			if (v < 0)
 				v += dim;
 			memcpy(dst, (const char *)x->data + (o * dim + v) * row, row);
@@ -1653,9 +1617,9 @@ static int infer_cast(struct ctx *c, struct node *n)
 	int64_t total = ir_numel(x);
 	for (int64_t i = 0; i < total; i++) {
 		if (is_float(x->dtype))
-			store_f(to, p, i, elem_f(x->dtype, x->data, i));
+			store_f(to, p, i, ir_elem_f(x->dtype, x->data, i));
 		else
-			store_i(to, p, i, elem_i(x->dtype, x->data, i));
+			store_i(to, p, i, ir_elem_i(x->dtype, x->data, i));
 	}
 	y->data = p;
 	return 0;
@@ -1982,7 +1946,7 @@ static int infer_resize(struct ctx *c, struct node *n)
 			return -1;
 		}
 		for (int i = 0; i < r; i++)
-			sc[i] = elem_f(ts->dtype, ts->data, i);
+			sc[i] = ir_elem_f(ts->dtype, ts->data, i);
 	}
 	for (int i = 0; i < r; i++) {
 		if (!(sc[i] > 0) || sc[i] * (double)x->dims[i] > (double)MAX_ELEMS) {

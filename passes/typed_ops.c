@@ -140,27 +140,15 @@ static int need_inputs(struct node *n, int lo, int hi, struct diag *d)
 	return 0;
 }
 
+/* Element i of a constant: floats saturate into int64 (ir_elem_i). */
 static int64_t const_i(const struct tensor *t, int64_t i)
 {
-	switch (t->dtype) {
-	case DTYPE_I64: return ((const int64_t *)t->data)[i];
-	case DTYPE_I32: return ((const int32_t *)t->data)[i];
-	case DTYPE_I8: return ((const int8_t *)t->data)[i];
-	case DTYPE_U8:
-	case DTYPE_BOOL: return ((const uint8_t *)t->data)[i];
-	case DTYPE_F32: return (int64_t)((const float *)t->data)[i];
-	case DTYPE_F64: return (int64_t)((const double *)t->data)[i];
-	default: unreachable("const_i on a dtype without numbers");
-	}
+	return ir_elem_i(t->dtype, t->data, i);
 }
 
 static double const_f(const struct tensor *t, int64_t i)
 {
-	switch (t->dtype) {
-	case DTYPE_F32: return ((const float *)t->data)[i];
-	case DTYPE_F64: return ((const double *)t->data)[i];
-	default: return (double)const_i(t, i);
-	}
+	return ir_elem_f(t->dtype, t->data, i);
 }
 
 /* A scalar operand that must be known at compile time. */
@@ -210,7 +198,7 @@ static int infer_range(struct graph *g, struct node *n, struct diag *d)
 		diag_error(d, n, "delta is zero");
 		return -1;
 	}
-	double cnt = flt ? ceil((fl - fs) / fd) : ceil((double)(il - is) / (double)id);
+	double cnt = flt ? ceil((fl - fs) / fd) : ceil(((double)il - (double)is) / (double)id);
 	if (!(cnt <= 1e8))
 		cnt = 1e8 + 1;
 	int64_t count = cnt > 0 ? (int64_t)cnt : 0;
@@ -223,13 +211,16 @@ static int infer_range(struct graph *g, struct node *n, struct diag *d)
 	size_t es = ir_dtype_size(dt);
 	void *p = arena_alloc(&g->arena, count ? (size_t)count * es : 1);
 	for (int64_t i = 0; i < count; i++) {
+		/* in unsigned arithmetic: the count comes from doubles, so near
+		 * int64's ends the last element may step past the limit */
+		const int64_t v = (int64_t)((uint64_t)is + (uint64_t)i * (uint64_t)id);
 		switch (dt) {
 		case DTYPE_F32: ((float *)p)[i] = (float)(fs + (double)i * fd); break;
 		case DTYPE_F64: ((double *)p)[i] = fs + (double)i * fd; break;
-		case DTYPE_I64: ((int64_t *)p)[i] = is + i * id; break;
-		case DTYPE_I32: ((int32_t *)p)[i] = (int32_t)(is + i * id); break;
-		case DTYPE_I8: ((int8_t *)p)[i] = (int8_t)(is + i * id); break;
-		case DTYPE_U8: ((uint8_t *)p)[i] = (uint8_t)(is + i * id); break;
+		case DTYPE_I64: ((int64_t *)p)[i] = v; break;
+		case DTYPE_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+		case DTYPE_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+		case DTYPE_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
 		default:
 			diag_error(d, n, "Range on %s is not supported", ir_dtype_names[dt]);
 			return -1;
@@ -339,6 +330,10 @@ static int typed_infer_rule(struct graph *g, struct node *n, struct diag *d)
 	case OP_ISINF:
 		if (need_inputs(n, 1, 1, d))
 			return -1;
+		if (n->op == OP_NOT && x->dtype != DTYPE_BOOL) { /* before fold_small reads it */
+			diag_error(d, n, "Not needs bool inputs, not %s", ir_dtype_names[x->dtype]);
+			return -1;
+		}
 		return set_out(g, n, 0, DTYPE_BOOL, x->rank, x->dims, d);
 	case OP_CAST_LIKE:
 		if (need_inputs(n, 2, 2, d))

@@ -4,6 +4,7 @@
  * folding of PyTorch-style shape chains, and the errors (one message naming
  * the node, every problem in one run, absurd sizes refused). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1236,4 +1237,41 @@ Test(shapes, expand_target_from_equal_and_where_folds)
 	cr_assert(((const unsigned char *)nt->data)[0] == 1 &&
 	          ((const unsigned char *)nt->data)[1] == 0 && ((const unsigned char *)nt->data)[2] == 0);
 	cr_assert_eq(count_op(OP_EQUAL) + count_op(OP_WHERE) + count_op(OP_LESS) + count_op(OP_NOT), 0);
+}
+
+Test(shapes, typed_op_with_an_extra_output_names_node)
+{
+	/* make fuzz found an And with two outputs: the second had no shape and
+	 * the pass stopped on an internal error instead of naming the node */
+	struct tensor *a = input_t("a", DTYPE_BOOL, 1, I64(4));
+	struct tensor *b = input_t("b", DTYPE_BOOL, 1, I64(4));
+	struct tensor *y = act("y"), *extra = act("extra");
+	node(OP_AND, "and1", 2, a, b, 2, y, extra);
+	mark_output(y);
+	run_err1("node 'and1' (And)", "has 2 outputs, expected at most 1");
+}
+
+Test(shapes, not_of_a_float_constant_is_refused_before_folding)
+{
+	/* the fold read floats as integers, undefined for 1.7e38 (make fuzz) */
+	float *v = arena_alloc(&g->arena, 2 * sizeof *v);
+	v[0] = -1.7e38f;
+	v[1] = 0.5f;
+	int64_t two = 2;
+	struct tensor *c = ir_new_constant(g, "c", DTYPE_F32, 1, &two, v);
+	struct tensor *y = act("y");
+	node1(OP_NOT, "not1", c, y);
+	mark_output(y);
+	run_err1("node 'not1' (Not)", "Not needs bool inputs, not float32");
+}
+
+Test(shapes, saturating_element_reads)
+{
+	/* float constants read as integers (shape operands, K, Range bounds)
+	 * saturate instead of overflowing the conversion */
+	const float f[4] = {-1.7e38f, 4.5e27f, -2.9f, NAN};
+	cr_assert_eq(ir_elem_i(DTYPE_F32, f, 0), INT64_MIN);
+	cr_assert_eq(ir_elem_i(DTYPE_F32, f, 1), INT64_MAX);
+	cr_assert_eq(ir_elem_i(DTYPE_F32, f, 2), -2);
+	cr_assert_eq(ir_elem_i(DTYPE_F32, f, 3), 0);
 }
