@@ -298,6 +298,19 @@ static int folds_small(enum op op)
 	       op == OP_GREATER || op == OP_LESS_OR_EQUAL || op == OP_GREATER_OR_EQUAL;
 }
 
+/* And, Or, Xor and Not take bool only: refused in the shape rule, before
+ * fold_small reads a Not's constant operand as bool. */
+static int bool_only(const struct node *n, struct diag *d)
+{
+	const enum dtype dt = n->inputs[0]->dtype;
+	if ((n->op == OP_AND || n->op == OP_OR || n->op == OP_XOR || n->op == OP_NOT) &&
+	    dt != DTYPE_BOOL) {
+		diag_error(d, n, "%s needs bool inputs, not %s", ir_op_names[n->op], ir_dtype_names[dt]);
+		return -1;
+	}
+	return 0;
+}
+
 static int typed_infer_rule(struct graph *g, struct node *n, struct diag *d)
 {
 	int rank;
@@ -313,6 +326,8 @@ static int typed_infer_rule(struct graph *g, struct node *n, struct diag *d)
 			           ir_dtype_names[n->inputs[1]->dtype]);
 			return -1;
 		}
+		if (bool_only(n, d))
+			return -1;
 		enum dtype dt = ir_op_has(n->op, OPF_BOOL_OUT) ? DTYPE_BOOL : x->dtype;
 		return set_out(g, n, 0, dt, rank, dims, d);
 	}
@@ -330,10 +345,8 @@ static int typed_infer_rule(struct graph *g, struct node *n, struct diag *d)
 	case OP_ISINF:
 		if (need_inputs(n, 1, 1, d))
 			return -1;
-		if (n->op == OP_NOT && x->dtype != DTYPE_BOOL) { /* before fold_small reads it */
-			diag_error(d, n, "Not needs bool inputs, not %s", ir_dtype_names[x->dtype]);
+		if (bool_only(n, d))
 			return -1;
-		}
 		return set_out(g, n, 0, DTYPE_BOOL, x->rank, x->dims, d);
 	case OP_CAST_LIKE:
 		if (need_inputs(n, 2, 2, d))
@@ -484,16 +497,6 @@ int typed_canon(struct graph *g, struct node *n, struct diag *d)
 		put_int(g, n, "fmod", ir_attr_int(n, "fmod", 0));
 		if (!is_int(x->dtype) && !ir_attr_int(n, "fmod", 0)) {
 			diag_error(d, n, "Mod on %s needs fmod = 1", ir_dtype_names[x->dtype]);
-			return 1;
-		}
-		break;
-	case OP_AND:
-	case OP_OR:
-	case OP_XOR:
-	case OP_NOT:
-		if (x->dtype != DTYPE_BOOL) {
-			diag_error(d, n, "%s needs bool inputs, not %s", ir_op_names[n->op],
-			           ir_dtype_names[x->dtype]);
 			return 1;
 		}
 		break;

@@ -1265,6 +1265,25 @@ Test(shapes, not_of_a_float_constant_is_refused_before_folding)
 	run_err1("node 'not1' (Not)", "Not needs bool inputs, not float32");
 }
 
+Test(shapes, logic_ops_refuse_non_bool_inputs)
+{
+	/* And, Or and Xor are refused by the same shape rule as Not */
+	static const enum op ops[] = {OP_AND, OP_OR, OP_XOR};
+	static const char *const nodes[] = {"l0", "l1", "l2"}, *const ins[] = {"a0", "a1", "a2"};
+	static const char *const outs[] = {"y0", "y1", "y2"};
+	static const char *const names[] = {"node 'l0' (And)", "node 'l1' (Or)", "node 'l2' (Xor)"};
+	for (int k = 0; k < 3; k++) {
+		struct tensor *a = input_t(ins[k], DTYPE_I64, 1, I64(4));
+		struct tensor *y = act(outs[k]);
+		node(ops[k], nodes[k], 2, a, a, 1, y);
+		mark_output(y);
+	}
+	cr_assert_eq(run(), 3, "expected three errors:\n%s", msgs);
+	for (int k = 0; k < 3; k++)
+		cr_assert(strstr(msgs, names[k]), "'%s' not in: %s", names[k], msgs);
+	cr_assert(strstr(msgs, "needs bool inputs, not int64"), "%s", msgs);
+}
+
 Test(shapes, saturating_element_reads)
 {
 	/* float constants read as integers (shape operands, K, Range bounds)
