@@ -1294,3 +1294,43 @@ Test(shapes, saturating_element_reads)
 	cr_assert_eq(ir_elem_i(DTYPE_F32, f, 2), -2);
 	cr_assert_eq(ir_elem_i(DTYPE_F32, f, 3), 0);
 }
+
+Test(shapes, every_typed_op_refuses_an_output_it_does_not_define)
+{
+	/* the class of the fuzz finding above: each OPK_TYPED op (ops.def) with
+	 * one output more than it defines (two for TopK and
+	 * SoftmaxCrossEntropyLoss, which have a second) gets an error naming
+	 * it, never a shapeless output; its ARITY inputs are bool vectors,
+	 * since the count is checked before the op's own rule */
+	int ops = 0;
+	for (int op = 0; op < OP_COUNT_; op++) {
+		if (ir_op_kind((enum op)op) != OPK_TYPED)
+			continue;
+		const int out = op == OP_TOPK || op == OP_SCE_LOSS ? 3 : 2;
+		struct tensor *ins[4], *outs[3];
+		char name[64];
+		for (int i = 0; i < ir_ops[op].arity; i++) {
+			snprintf(name, sizeof name, "%s_in%d", ir_op_names[op], i);
+			ins[i] = input_t(arena_strdup(&g->arena, name), DTYPE_BOOL, 1, I64(4));
+		}
+		for (int k = 0; k < out; k++) {
+			snprintf(name, sizeof name, "%s_out%d", ir_op_names[op], k);
+			outs[k] = act(arena_strdup(&g->arena, name));
+		}
+		ir_add_node(g, (enum op)op, ir_op_names[op], ir_ops[op].arity, ins, out, outs);
+		mark_output(outs[0]);
+		ops++;
+	}
+	cr_assert_gt(ops, 20);
+	cr_assert_eq(run(), ops, "expected one error per typed op (%d):\n%s", ops, msgs);
+	cr_assert_eq(lines(), ops, "%s", msgs);
+	for (int op = 0; op < OP_COUNT_; op++) {
+		if (ir_op_kind((enum op)op) != OPK_TYPED)
+			continue;
+		char want[128];
+		snprintf(want, sizeof want, "(%s): has %d outputs, expected at most %d",
+		         ir_ops[op].onnx, op == OP_TOPK || op == OP_SCE_LOSS ? 3 : 2,
+		         op == OP_TOPK || op == OP_SCE_LOSS ? 2 : 1);
+		cr_assert(strstr(msgs, want), "'%s' not in: %s", want, msgs);
+	}
+}
