@@ -259,16 +259,24 @@ RT_FC_ISA_(avx512, RT_FC_AVX512_ATTR_, __m512, 16, 4, _mm512_setzero_ps(), _mm51
  * costs nothing while memory is the bound, so cache-resident layers keep
  * whole loads.
  * Each vector (one 64-byte line of the 64-byte aligned panel) also asks for
- * the line RT_FC_STREAM_AHEAD floats (4 KiB, 16 rows of a panel) ahead.
+ * the line RT_FC_STREAM_AHEAD floats (3 KiB, 12 rows of a 64-wide panel)
+ * ahead, into L2 (hint T1), not L1.
  * On an Emerald Rapids Xeon (bench/fc, AlexNet's classifier, one core,
  * medians of four runs) the halves alone took 17.5 ms, whole loads 15.0 and
- * the halves with this prefetch 15.1-15.4 (8 KiB ahead: alike); the Zen 4
- * had shown no change from a prefetch 1-4 KiB ahead. A prefetch past the
- * end of the weights is a hint and cannot fault. */
-#define RT_FC_STREAM_AHEAD 1024
+ * the halves with a prefetch 4 KiB ahead into L1 15.1-15.4; the Zen 4 had
+ * shown no change from a prefetch 1-4 KiB ahead. On a Xeon of family 6
+ * model 167 (AVX-512, 2 MiB L2; AlexNet's three Gemm layers in the
+ * network, --instrument, 150 calls, rounds interleaved) that L1 prefetch
+ * was the slowest of the distances and hints tried: at 2 threads its
+ * classifier took 7.1-8.6 ms, no prefetch 7.6-7.9, L2 prefetches 1, 2, 3
+ * and 4 KiB ahead 6.8-7.6, 6.9-7.6, 6.4-7.1 and 6.9-7.7; at 1 thread
+ * 15.6-18.2 (L1, 4 KiB), 13.5-14.5 (L2, 3 KiB). Prefetching into L2 leaves
+ * L1's fill buffers to the loads themselves. A prefetch past the end of the
+ * weights is a hint and cannot fault. */
+#define RT_FC_STREAM_AHEAD 768
 static inline RT_FC_INLINE_ RT_FC_AVX512_ATTR_ __m512 rt_gemm_fc_load_halves_(const float *q)
 {
-	_mm_prefetch((const char *)(q + RT_FC_STREAM_AHEAD), _MM_HINT_T0);
+	_mm_prefetch((const char *)(q + RT_FC_STREAM_AHEAD), _MM_HINT_T1);
 	const __m256d lo = _mm256_castps_pd(_mm256_loadu_ps(q));
 	const __m256d hi = _mm256_castps_pd(_mm256_loadu_ps(q + 8));
 	return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1));
