@@ -268,11 +268,12 @@ RT_FC_ISA_(avx512, RT_FC_AVX512_ATTR_, __m512, 16, 4, _mm512_setzero_ps(), _mm51
  * model 167 (AVX-512, 2 MiB L2; AlexNet's three Gemm layers in the
  * network, --instrument, 150 calls, rounds interleaved) that L1 prefetch
  * was the slowest of the distances and hints tried: at 2 threads its
- * classifier took 7.1-8.6 ms, no prefetch 7.6-7.9, L2 prefetches 1, 2, 3
- * and 4 KiB ahead 6.8-7.6, 6.9-7.6, 6.4-7.1 and 6.9-7.7; at 1 thread
- * 15.6-18.2 (L1, 4 KiB), 13.5-14.5 (L2, 3 KiB). Prefetching into L2 leaves
- * L1's fill buffers to the loads themselves. A prefetch past the end of the
- * weights is a hint and cannot fault. */
+ * classifier took 7.1-8.6 ms, no prefetch 7.6-7.9, L1 prefetches 1, 2 and
+ * 8 KiB ahead 7.0-7.2, 6.8-7.2 and 6.9-7.7, L2 prefetches 1, 2, 3, 4, 8 and
+ * 16 KiB ahead 7.2-7.6, 6.9-7.6, 6.4-7.1, 6.9-7.7, 7.2-8.0 and 7.2-7.7; at
+ * 1 thread 15.6-18.2 (L1, 4 KiB), 14.2-15.6 (L1, 2 KiB), 13.5-14.5 (L2,
+ * 3 KiB). The distance matters about as much as the hint. A prefetch past
+ * the end of the weights is a hint and cannot fault. */
 #define RT_FC_STREAM_AHEAD 768
 static inline RT_FC_INLINE_ RT_FC_AVX512_ATTR_ __m512 rt_gemm_fc_load_halves_(const float *q)
 {
