@@ -1449,6 +1449,9 @@ static const char *where_desc(struct plan *p, const struct tensor *t)
 		if (t->alias_offset || ir_nbytes(t) != ir_nbytes(b->root))
 			return emit_plan_fmt(p, "slice of '%s' from byte %zu", emit_cmt(p, b->root->name),
 			                t->alias_offset);
+		if (t->producer && t->producer->res_in_place)
+			return emit_plan_fmt(p, "written over its residual '%s'",
+			                     emit_cmt(p, b->root->name));
 		return emit_plan_fmt(p, "view of '%s'", emit_cmt(p, b->root->name));
 	}
 }

@@ -210,6 +210,8 @@ struct node {
 	size_t ws_offset;        /* its byte offset in the activation arena (plan_memory) */
 	struct node *fused_into; /* OP_CONV: the depthwise Conv that runs this 1x1 inside its own
 	                            layer (fuse_pw_dw), or NULL */
+	int res_in_place;        /* OP_CONV: writes its output over its fused residual's buffer
+	                            (plan_memory) */
 };
 
 struct graph {

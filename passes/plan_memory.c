@@ -13,6 +13,11 @@
  * it or any view of it; one that a graph output views lives to the end, so
  * the emitter may copy it out whenever it likes.
  *
+ * A convolution that adds a fused residual which dies at it, in a row that
+ * stores each output once after reading its residual
+ * (rt_prim_residual_in_place), writes its output over the residual: the
+ * output aliases the residual's root, which lives on (node->res_in_place).
+ *
  * A primitive's workspace (node->ws_bytes) is placed like a tensor that
  * lives only while its node runs; node->ws_offset receives its place.
  *
@@ -21,13 +26,15 @@
  * overlaps no already placed tensor whose lifetime overlaps its own.
  * Guarantees: tensor->alias and tensor->offset set, graph->arena_size a
  * multiple of 64 covering every placement, and no node's output sharing
- * bytes with one of its inputs (lifetimes overlap at that node). */
+ * bytes with one of its inputs (lifetimes overlap at that node) but a
+ * residual carried in place. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ir/ir.h"
 #include "passes/passes.h"
+#include "runtime/primitives.h"
 
 #define PLAN_ALIGN 64
 
@@ -117,6 +124,8 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 	struct slot *slots = xcalloc(nt + g->n_nodes + 1, sizeof *slots);
 	for (int i = 0; i < nt + g->n_nodes; i++)
 		slots[i].key = i;
+	for (int i = 0; i < g->n_nodes; i++)
+		g->nodes[i]->res_in_place = 0;
 
 	for (int i = 0; i < nt; i++) {
 		struct tensor *t = g->tensors[i];
@@ -181,6 +190,42 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 		struct tensor *t = g->outputs[k];
 		if (t->alias)
 			slots[t->alias->index].last = g->n_nodes;
+	}
+
+	/* Residuals carried in place: a conv that adds a residual which dies at
+	 * it, in a row that may (rt_prim_residual_in_place), writes its output
+	 * over the residual's buffer, which then lives on as the output's. So
+	 * ResNet's block outputs take one buffer, and the conv writes lines it
+	 * has just read (no write-allocate of a second one). */
+	for (int i = 0; opt && i < g->n_nodes; i++) {
+		struct node *n = g->nodes[i];
+		if (n->dead || !fuse_has_residual(n) || n->fused_into || !n->primitive ||
+		    n->n_outputs < 1 || !n->outputs[0])
+			continue;
+		struct tensor *r = n->inputs[FUSE_RESIDUAL_INPUT], *y = n->outputs[0];
+		struct tensor *root = root_of(r);
+		struct slot *sr = &slots[root->index], *sy = &slots[y->index];
+		const struct rt_prim *row = rt_prim_find(n->primitive);
+		struct rt_conv2d cp;
+		int ok = row && !outside[root->index] && !outside[y->index] && !y->alias &&
+		         r->alias_offset == 0 && ir_nbytes(root) == ir_nbytes(y) &&
+		         root->dtype == y->dtype && sr->last == i && sy->first == i &&
+		         !pass_conv_params(n, opt->isa, opt->threads, &cp) &&
+		         rt_prim_residual_in_place(row, &cp);
+		for (int k = 0; ok && k < n->n_inputs; k++) /* x or w the residual too */
+			ok = k == FUSE_RESIDUAL_INPUT || !n->inputs[k] || root_of(n->inputs[k]) != root;
+		if (!ok)
+			continue;
+		y->alias = root;
+		y->alias_offset = 0;
+		if (sr->last < sy->last)
+			sr->last = sy->last;
+		sy->first = sy->last = -1;
+		n->res_in_place = 1;
+		/* views of y (set above) now view the root */
+		for (int t = 0; t < nt; t++)
+			if (g->tensors[t]->alias == y)
+				g->tensors[t]->alias = root;
 	}
 
 	/* The tensors to place: written roots outside caller buffers and weights,
@@ -265,6 +310,8 @@ int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d)
 			for (int j = 0; j < n->n_inputs; j++) {
 				struct tensor *x = n->inputs[j];
 				if (!x || x->alias == y) /* a zero-copy Concat's own slices */
+					continue;
+				if (n->res_in_place && j == FUSE_RESIDUAL_INPUT) /* carried in place */
 					continue;
 				const struct slot *s = &slots[root_of(x)->index];
 				struct slot sx = {.offset = s->offset + x->alias_offset,

@@ -14,9 +14,12 @@
  * broadcast), AVX2 6 x 2 (12 of 16 ymm). Each weight vector load serves NW
  * FMAs and each broadcast 2, so the FMA units, not the loads, set the pace.
  * No workspace (zero extra memory). A fused residual (p->res, laid out like
- * y: ResNet's Add, passes/fuse.c) is added to each tile right after its last
- * store, while the tile is in L1, before the activation: no second pass over
- * the output (runtime/residual.c) and bitwise the same result.
+ * y: ResNet's Add, passes/fuse.c) is added to each tile in registers at the
+ * last chunk, before the activation and before the tile is stored: no second
+ * pass over the output (runtime/residual.c), bitwise the same result, and
+ * where the layer runs in one chunk (prep_direct_one_pass) y may be the
+ * residual's own buffer (plan_memory): each output is stored once, after its
+ * residual was read.
  *
  * Rows (variant):
  *   16  conv_direct_chw16c     x [C/16][H][W][16] -> y [M/16][oH][oW][16]
@@ -143,8 +146,9 @@ rt_dvec_mask16_(int r)
 	return (__mmask16)(r >= 16 ? 0xFFFF : r <= 0 ? 0 : (1u << r) - 1u);
 }
 
-/* The epilogue on a stored tile (last chunk): act on the real channels,
- * zero on the lanes past them (blocked layouts). */
+/* The epilogue on a stored tile (last chunk; its residual, if any, added
+ * in registers before the store): act on the real channels, zero on the
+ * lanes past them (blocked layouts). */
 static inline __attribute__((target("avx512f"))) void
 rt_dvec_epilogue16_(const struct rt_dvec_geom_ *g, const struct rt_dvec_out_ *o, int nw, int nb,
                     float *y) /* in/out: the tile's first pixel, vector 0 */
@@ -156,8 +160,6 @@ rt_dvec_epilogue16_(const struct rt_dvec_geom_ *g, const struct rt_dvec_out_ *o,
 		for (int j = 0; j < nw; j++) {
 			float *dst = y + (q ? g->y1 : 0) + (size_t)j * g->ypix;
 			__m512 v = _mm512_maskz_loadu_ps(kst, dst);
-			if (g->res) /* lanes past the real channels stay zero */
-				v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(kv, g->res + (dst - g->ybase)));
 			switch (g->act) {
 			case RT_ACT_NONE: break;
 			case RT_ACT_RELU: v = _mm512_max_ps(v, zero); break;
@@ -199,11 +201,11 @@ rt_dvec_tile16_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a 
 	                          ? _mm512_maskz_loadu_ps(rt_dvec_mask16_(o->valid[1]), o->bias[1])
 	                          : _mm512_setzero_ps();
 	float *y1 = y + g->y1;
-	/* ReLU and no epilogue are done here; lanes past the real channels
-	 * are zero already (zero bias and weights), so only other epilogues
-	 * and a residual (added before the activation) need
+	/* The residual, ReLU and no epilogue are done here; lanes past the
+	 * real channels are zero already (zero bias and weights, the residual
+	 * read on the real ones only), so only other activations need
 	 * rt_dvec_epilogue16_, on the tile just stored, still in L1 */
-	const int relu = last && g->act == RT_ACT_RELU && !g->res;
+	const int relu = last && g->act == RT_ACT_RELU;
 	__m512 c0 = b0, c1 = b0, c2 = b0, c3 = b0, c4 = b0, c5 = b0, c6 = b0;
 	__m512 c7 = b0, c8 = b0, c9 = b0, c10 = b0, c11 = b0, c12 = b0, c13 = b0;
 	__m512 d0 = b1, d1 = b1, d2 = b1, d3 = b1, d4 = b1, d5 = b1, d6 = b1;
@@ -329,6 +331,41 @@ rt_dvec_tile16_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a 
 			}
 		}
 	}
+	if (last && g->res) { /* before any store: y may be the residual's own buffer */
+		const __mmask16 kv0 = rt_dvec_mask16_(o->valid[0]);
+		const float *r = g->res + (y - g->ybase), *r1 = r + g->y1;
+		c0 = _mm512_add_ps(c0, _mm512_maskz_loadu_ps(kv0, r));
+		if (nw > 1) c1 = _mm512_add_ps(c1, _mm512_maskz_loadu_ps(kv0, r + yp));
+		if (nw > 2) c2 = _mm512_add_ps(c2, _mm512_maskz_loadu_ps(kv0, r + 2 * yp));
+		if (nw > 3) c3 = _mm512_add_ps(c3, _mm512_maskz_loadu_ps(kv0, r + 3 * yp));
+		if (nw > 4) c4 = _mm512_add_ps(c4, _mm512_maskz_loadu_ps(kv0, r + 4 * yp));
+		if (nw > 5) c5 = _mm512_add_ps(c5, _mm512_maskz_loadu_ps(kv0, r + 5 * yp));
+		if (nw > 6) c6 = _mm512_add_ps(c6, _mm512_maskz_loadu_ps(kv0, r + 6 * yp));
+		if (nw > 7) c7 = _mm512_add_ps(c7, _mm512_maskz_loadu_ps(kv0, r + 7 * yp));
+		if (nw > 8) c8 = _mm512_add_ps(c8, _mm512_maskz_loadu_ps(kv0, r + 8 * yp));
+		if (nw > 9) c9 = _mm512_add_ps(c9, _mm512_maskz_loadu_ps(kv0, r + 9 * yp));
+		if (nw > 10) c10 = _mm512_add_ps(c10, _mm512_maskz_loadu_ps(kv0, r + 10 * yp));
+		if (nw > 11) c11 = _mm512_add_ps(c11, _mm512_maskz_loadu_ps(kv0, r + 11 * yp));
+		if (nw > 12) c12 = _mm512_add_ps(c12, _mm512_maskz_loadu_ps(kv0, r + 12 * yp));
+		if (nw > 13) c13 = _mm512_add_ps(c13, _mm512_maskz_loadu_ps(kv0, r + 13 * yp));
+		if (nb > 1) {
+			const __mmask16 kv1 = rt_dvec_mask16_(o->valid[1]);
+			d0 = _mm512_add_ps(d0, _mm512_maskz_loadu_ps(kv1, r1));
+			if (nw > 1) d1 = _mm512_add_ps(d1, _mm512_maskz_loadu_ps(kv1, r1 + yp));
+			if (nw > 2) d2 = _mm512_add_ps(d2, _mm512_maskz_loadu_ps(kv1, r1 + 2 * yp));
+			if (nw > 3) d3 = _mm512_add_ps(d3, _mm512_maskz_loadu_ps(kv1, r1 + 3 * yp));
+			if (nw > 4) d4 = _mm512_add_ps(d4, _mm512_maskz_loadu_ps(kv1, r1 + 4 * yp));
+			if (nw > 5) d5 = _mm512_add_ps(d5, _mm512_maskz_loadu_ps(kv1, r1 + 5 * yp));
+			if (nw > 6) d6 = _mm512_add_ps(d6, _mm512_maskz_loadu_ps(kv1, r1 + 6 * yp));
+			if (nw > 7) d7 = _mm512_add_ps(d7, _mm512_maskz_loadu_ps(kv1, r1 + 7 * yp));
+			if (nw > 8) d8 = _mm512_add_ps(d8, _mm512_maskz_loadu_ps(kv1, r1 + 8 * yp));
+			if (nw > 9) d9 = _mm512_add_ps(d9, _mm512_maskz_loadu_ps(kv1, r1 + 9 * yp));
+			if (nw > 10) d10 = _mm512_add_ps(d10, _mm512_maskz_loadu_ps(kv1, r1 + 10 * yp));
+			if (nw > 11) d11 = _mm512_add_ps(d11, _mm512_maskz_loadu_ps(kv1, r1 + 11 * yp));
+			if (nw > 12) d12 = _mm512_add_ps(d12, _mm512_maskz_loadu_ps(kv1, r1 + 12 * yp));
+			if (nw > 13) d13 = _mm512_add_ps(d13, _mm512_maskz_loadu_ps(kv1, r1 + 13 * yp));
+		}
+	}
 	if (relu) { /* the common epilogue, in registers */
 		const __m512 z = _mm512_setzero_ps();
 		c0 = _mm512_max_ps(c0, z);
@@ -392,7 +429,7 @@ rt_dvec_tile16_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a 
 		if (nw > 12) _mm512_mask_storeu_ps(y1 + 12 * yp, k1, d12);
 		if (nw > 13) _mm512_mask_storeu_ps(y1 + 13 * yp, k1, d13);
 	}
-	if (last && (g->res || (!relu && g->act != RT_ACT_NONE)))
+	if (last && !relu && g->act != RT_ACT_NONE)
 		rt_dvec_epilogue16_(g, o, nw, nb, y);
 }
 
@@ -454,14 +491,20 @@ rt_dvec_pixel16_(int nb, const struct rt_dvec_geom_ *g, const struct rt_dvec_out
 	}
 	c0 = _mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3));
 	d0 = _mm512_add_ps(_mm512_add_ps(d0, d1), _mm512_add_ps(d2, d3));
-	if (last && g->act == RT_ACT_RELU && !g->res) { /* as in rt_dvec_tile16_ */
+	if (last && g->res) { /* as in rt_dvec_tile16_ */
+		const float *r = g->res + (y - g->ybase);
+		c0 = _mm512_add_ps(c0, _mm512_maskz_loadu_ps(rt_dvec_mask16_(o->valid[0]), r));
+		if (nb > 1)
+			d0 = _mm512_add_ps(d0, _mm512_maskz_loadu_ps(rt_dvec_mask16_(o->valid[1]), r + g->y1));
+	}
+	if (last && g->act == RT_ACT_RELU) {
 		c0 = _mm512_max_ps(c0, zero);
 		d0 = _mm512_max_ps(d0, zero);
 	}
 	_mm512_mask_storeu_ps(y, k0, c0);
 	if (nb > 1)
 		_mm512_mask_storeu_ps(y + g->y1, k1, d0);
-	if (last && (g->res || (g->act != RT_ACT_RELU && g->act != RT_ACT_NONE)))
+	if (last && g->act != RT_ACT_RELU && g->act != RT_ACT_NONE)
 		rt_dvec_epilogue16_(g, o, 1, nb, y);
 }
 
@@ -617,8 +660,6 @@ rt_dvec_epilogue8_(const struct rt_dvec_geom_ *g, const struct rt_dvec_out_ *o, 
 		for (int j = 0; j < nw; j++) {
 			float *dst = y + (q ? g->y1 : 0) + (size_t)j * g->ypix;
 			__m256 v = _mm256_maskload_ps(dst, kst);
-			if (g->res) /* lanes past the real channels stay zero */
-				v = _mm256_add_ps(v, _mm256_maskload_ps(g->res + (dst - g->ybase), kv));
 			switch (g->act) {
 			case RT_ACT_NONE: break;
 			case RT_ACT_RELU: v = _mm256_max_ps(v, zero); break;
@@ -722,6 +763,25 @@ rt_dvec_tile8_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a c
 			}
 		}
 	}
+	if (last && g->res) { /* before any store: y may be the residual's own buffer */
+		const __m256i kv0 = rt_dvec_mask8_(o->valid[0]);
+		const float *r = g->res + (y - g->ybase), *r1 = r + g->y1;
+		c0 = _mm256_add_ps(c0, _mm256_maskload_ps(r, kv0));
+		if (nw > 1) c1 = _mm256_add_ps(c1, _mm256_maskload_ps(r + yp, kv0));
+		if (nw > 2) c2 = _mm256_add_ps(c2, _mm256_maskload_ps(r + 2 * yp, kv0));
+		if (nw > 3) c3 = _mm256_add_ps(c3, _mm256_maskload_ps(r + 3 * yp, kv0));
+		if (nw > 4) c4 = _mm256_add_ps(c4, _mm256_maskload_ps(r + 4 * yp, kv0));
+		if (nw > 5) c5 = _mm256_add_ps(c5, _mm256_maskload_ps(r + 5 * yp, kv0));
+		if (nb > 1) {
+			const __m256i kv1 = rt_dvec_mask8_(o->valid[1]);
+			d0 = _mm256_add_ps(d0, _mm256_maskload_ps(r1, kv1));
+			if (nw > 1) d1 = _mm256_add_ps(d1, _mm256_maskload_ps(r1 + yp, kv1));
+			if (nw > 2) d2 = _mm256_add_ps(d2, _mm256_maskload_ps(r1 + 2 * yp, kv1));
+			if (nw > 3) d3 = _mm256_add_ps(d3, _mm256_maskload_ps(r1 + 3 * yp, kv1));
+			if (nw > 4) d4 = _mm256_add_ps(d4, _mm256_maskload_ps(r1 + 4 * yp, kv1));
+			if (nw > 5) d5 = _mm256_add_ps(d5, _mm256_maskload_ps(r1 + 5 * yp, kv1));
+		}
+	}
 	rt_dvec_put8_(y, n0, k0, c0);
 	if (nw > 1) rt_dvec_put8_(y + yp, n0, k0, c1);
 	if (nw > 2) rt_dvec_put8_(y + 2 * yp, n0, k0, c2);
@@ -736,7 +796,7 @@ rt_dvec_tile8_(int nw, int nb, size_t xp1, /* xp1: g->xpix, or that value as a c
 		if (nw > 4) rt_dvec_put8_(y1 + 4 * yp, n1, k1, d4);
 		if (nw > 5) rt_dvec_put8_(y1 + 5 * yp, n1, k1, d5);
 	}
-	if (last && (g->act != RT_ACT_NONE || g->res || o->valid[nb - 1] < o->store[nb - 1]))
+	if (last && (g->act != RT_ACT_NONE || o->valid[nb - 1] < o->store[nb - 1]))
 		rt_dvec_epilogue8_(g, o, nw, nb, y);
 }
 
@@ -1099,7 +1159,7 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 		wgrp = (size_t)mgb * cgb * g.wcb;
 		/* a chunk's weights for a vector pair: about 40 KiB of L1 (measured:
 		 * two 3x3 blocks beat one by a few per cent, four lose) */
-		chunk = (int)(10240 / (g.wcb * (bs / vl == 2 ? 1 : 2)));
+		chunk = (int)(RT_DVEC_CHUNK_FLOATS / (g.wcb * (bs / vl == 2 ? 1 : 2)));
 	} else {
 		/* HWC: the "blocks" are single channels, chunked as one block of
 		 * up to `chunk` channels (set per chunk below) */
@@ -1117,7 +1177,7 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 		yimg = (size_t)p->oH * p->oW * p->M;
 		xgrp = (size_t)cg;
 		wgrp = taps * cg * mgp;
-		chunk = 64; /* measured: 32 to 128 are close; all of C thrashes L1 */
+		chunk = RT_DVEC_HWC_CHUNK; /* measured: 32 to 128 are close; all of C thrashes L1 */
 	}
 	if (chunk < 1)
 		chunk = 1;

@@ -11,6 +11,21 @@ int prep_direct_blocked_applies(const struct rt_conv2d *p, int variant)
 	return p->group == 1 || ((p->C / p->group) % bs == 0 && (p->M / p->group) % bs == 0);
 }
 
+int prep_direct_one_pass(const struct rt_conv2d *p, int variant)
+{
+	const int bs = variant, cg = p->C / p->group;
+	if (!bs)
+		return cg <= RT_DVEC_HWC_CHUNK;
+	const int cblocks = (cg + bs - 1) / bs;
+	if (p->group == 1 && p->C % bs && cblocks > 1)
+		return 0; /* the partial last block is a chunk of its own */
+	/* the smaller of the two chunks (a pair of whole blocks), whichever
+	 * vector length the generated code runs with */
+	const size_t wcb = (size_t)p->kH * p->kW * bs * bs;
+	const int chunk = (int)(RT_DVEC_CHUNK_FLOATS / (wcb * 2));
+	return cblocks <= (chunk < 1 ? 1 : chunk);
+}
+
 size_t prep_direct_blocked_packed(const struct rt_conv2d *p, int variant)
 {
 	const size_t bs = (size_t)variant;

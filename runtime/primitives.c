@@ -62,3 +62,13 @@ int rt_prim_fuses_residual(const struct rt_prim *r)
 			return 1;
 	return 0;
 }
+
+int rt_prim_residual_in_place(const struct rt_prim *r, const struct rt_conv2d *p)
+{
+	/* conv_pointwise keeps a tile's whole sum in registers and stores it
+	 * once, right after reading its residual; conv_direct_vec does so when
+	 * the layer runs in one chunk of input channels */
+	if (r->run == rt_conv_pointwise)
+		return 1;
+	return r->run == rt_conv_direct_vec && prep_direct_one_pass(p, r->variant);
+}

@@ -130,6 +130,11 @@ extern const char *const rt_layout_names[RT_L_COUNT_];
 const struct rt_prim *rt_prim_find(const char *name);
 /* 1 if row r adds p->res itself, before its activation (else p->res must be NULL) */
 int rt_prim_fuses_residual(const struct rt_prim *r);
+/* 1 if row r, running layer p with a fused residual, may write y over the
+ * residual's own buffer (y == p->res): every output is stored once, after
+ * its residual was read, and nothing else of y is written before (plan_memory
+ * then lets a residual that dies at the layer carry its output) */
+int rt_prim_residual_in_place(const struct rt_prim *r, const struct rt_conv2d *p);
 
 /* Layout transforms: the edges of the DT graph (layouts.def). Each converts
  * N images of C x H x W from one layout to another. */

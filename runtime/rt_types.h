@@ -202,6 +202,15 @@ struct rt_conv2d {
 	                     sets, rt_wino_cut) reserve and use at most this many */
 };
 
+/* How conv_direct_vec.c cuts the input channels into chunks, in one place so
+ * that the compiler (prep_direct_one_pass) knows which layers it runs in one
+ * pass, every output stored once: a blocked layer's chunk is as many channel
+ * blocks as keep about RT_DVEC_CHUNK_FLOATS floats of weights per vector pair
+ * (half as many blocks when a pair is two whole blocks), an HWC layer's
+ * RT_DVEC_HWC_CHUNK channels. */
+#define RT_DVEC_CHUNK_FLOATS 10240
+#define RT_DVEC_HWC_CHUNK 64
+
 /* How a Winograd layer (conv_winograd_gemm.c) is cut, in one place so that
  * the workspace prep_winograd.c reserves is the one the kernel uses. Tiles
  * go in blocks (the N of the alpha^2 GEMMs M[xi] = U[xi] V[xi]): 48 tiles,

@@ -337,6 +337,87 @@ Test(residual, bottleneck_1x1_fuses_the_add_in_a_pointwise_row)
 	}
 }
 
+/* x -> conv0 (1x1) -> r; r -> conv1 (1x1) -> t -> conv3 (1x1) -> c; Add(c, r),
+ * Relu -> a; Sigmoid -> y. With `keep_r`, r is read once more after the
+ * block (y = Sigmoid(a) + r); with `self`, conv3 reads r itself (c = conv3(r)). */
+static struct graph *bottleneck(int keep_r, int self)
+{
+	struct graph *g = graph_new();
+	struct tensor *x = input(g, act(g, "x", SHAPE(1, 16, 8, 8)));
+	struct tensor *r = act(g, "r", SHAPE(1, 32, 8, 8));
+	struct tensor *t = act(g, "t", SHAPE(1, 32, 8, 8));
+	struct tensor *c = act(g, "c", SHAPE(1, 32, 8, 8));
+	struct tensor *a = act(g, "a", SHAPE(1, 32, 8, 8));
+	struct tensor *b = act(g, "b", SHAPE(1, 32, 8, 8));
+	conv(g, "conv0", x, 32, 1, r);
+	conv(g, "conv1", r, 32, 1, t);
+	conv(g, "conv3", self ? r : t, 32, 1, c);
+	node(g, OP_ADD, "add", INS(c, r), a);
+	node(g, OP_RELU, "relu", INS(a), b);
+	if (keep_r) {
+		struct tensor *s = act(g, "s", SHAPE(1, 32, 8, 8));
+		node(g, OP_SIGMOID, "sig", INS(b), s);
+		node(g, OP_ADD, "add2", INS(s, r), output(g, act(g, "y", SHAPE(1, 32, 8, 8))));
+	} else {
+		node(g, OP_SIGMOID, "sig", INS(b), output(g, act(g, "y", SHAPE(1, 32, 8, 8))));
+	}
+	return g;
+}
+
+/* A conv whose fused residual dies at it writes its output over the
+ * residual's buffer, on every row that may (rt_prim_residual_in_place), and
+ * on no other; never when the residual is read later, or is the conv's own
+ * input. */
+Test(residual, output_carried_in_place_over_a_dying_residual)
+{
+	int in_place = 0, not_in_place = 0;
+	for (int i = 0; i < rt_n_prims; i++) {
+		if (!rt_prim_fuses_residual(&rt_prims[i]))
+			continue;
+		for (int variant = 0; variant < 3; variant++) {
+			struct graph *g = bottleneck(variant == 1, variant == 2);
+			canonicalize_ok(g);
+			struct options opt = {0};
+			opt.strategy = "pbqp";
+			opt.isa = rt_sgemm_isa_host();
+			struct force_primitive f = {"conv3", rt_prims[i].name};
+			opt.force = &f;
+			opt.n_force = 1;
+			struct node *c3 = find(g, "conv3");
+			cr_assert(fuse_has_residual(c3));
+			struct rt_conv2d p;
+			cr_assert_eq(pass_conv_params(c3, opt.isa, opt.threads, &p), 0);
+			if (!rt_prims[i].applies(&p, rt_prims[i].variant)) {
+				ir_graph_free(g);
+				continue;
+			}
+			struct diag d;
+			diag_init(&d, "m.onnx", stderr);
+			cr_assert_eq(pass_select(g, &opt, &d), 0);
+			cr_assert_eq(pass_plan_memory(g, &opt, &d), 0);
+			const struct tensor *r = c3->inputs[FUSE_RESIDUAL_INPUT], *y = c3->outputs[0];
+			const struct tensor *root = r->alias ? r->alias : r;
+			const int may = variant == 0 && rt_prim_residual_in_place(&rt_prims[i], &p);
+			cr_assert_eq(c3->res_in_place, may, "%s, case %d: in place %d", rt_prims[i].name,
+			             variant, c3->res_in_place);
+			if (may) {
+				cr_assert_eq(y->alias, root, "%s: the output is not the residual's buffer",
+				             rt_prims[i].name);
+				in_place++;
+			} else {
+				cr_assert(y->alias != root && (y->alias || y->offset + ir_nbytes(y) <= root->offset ||
+				                               root->offset + ir_nbytes(root) <= y->offset),
+				          "%s, case %d: output and residual share bytes", rt_prims[i].name,
+				          variant);
+				not_in_place++;
+			}
+			ir_graph_free(g);
+		}
+	}
+	cr_assert_gt(in_place, 0);
+	cr_assert_gt(not_in_place, 0);
+}
+
 /* ---- 1x1 into the depthwise after it --------------------------------------------- */
 
 /* x [1, 16, H, H] -> 1x1 "pw" to 96 channels -> e -> 3x3 depthwise "dw",

@@ -376,11 +376,14 @@ static void tolerance(const struct rt_prim *pr, double *l2, double *maxrel)
 	}
 }
 
+static int in_place_checked; /* check_residual runs with y over r, this process */
+
 /* A row that adds a fused residual in its store loop (rt_prim_fuses_residual,
  * the ResNet Add of passes/fuse.c): run with p->res = r, a random tensor in
  * the row's output layout, it must equal bit for bit the two-pass form every
  * other row gets (the row without its activation, then rt_conv_residual),
- * and act(sum2d + r) within the row's tolerance. */
+ * and act(sum2d + r) within the row's tolerance; and where the row may run
+ * in place (rt_prim_residual_in_place), the same bits with y == r. */
 static void check_residual(const struct shape *s, const struct rt_prim *pr, const float *xi,
                            const float *wp, const float *bias, float *ws,
                            const float *ref0, /* [N, M, oH, oW] sum2d without activation */
@@ -414,6 +417,25 @@ static void check_residual(const struct shape *s, const struct rt_prim *pr, cons
 		          "want %.9g",
 		          pr->name, isa, s->what, p->C, p->H, p->W, p->M, p->kH, p->kW, p->sH, p->sW,
 		          p->padT, p->padL, p->group, p->act, i, nyo, fused[i], two[i]);
+	if (rt_prim_residual_in_place(pr, p)) {
+		/* y over the residual's own buffer (plan_memory's in-place carry):
+		 * the same bits */
+		float *inplace = guarded(nyo);
+		memcpy(inplace, rl, nyo * sizeof *inplace);
+		q = *p;
+		q.res = inplace;
+		pr->run(&q, pr->variant, xi, wp, bias, inplace, ws);
+		cr_assert(guard_intact(inplace, nyo), "%s [%s] in place wrote past its output (%s)",
+		          pr->name, isa, s->what);
+		for (size_t i = 0; i < nyo; i++)
+			cr_assert(memcmp(&inplace[i], &two[i], sizeof inplace[i]) == 0,
+			          "%s [%s] on %s (C=%d H=%d W=%d M=%d k=%dx%d s=%dx%d pad=%d,%d g=%d): "
+			          "output written over its residual differs at %zu of %zu: %.9g, want %.9g",
+			          pr->name, isa, s->what, p->C, p->H, p->W, p->M, p->kH, p->kW, p->sH,
+			          p->sW, p->padT, p->padL, p->group, i, nyo, inplace[i], two[i]);
+		free(inplace);
+		in_place_checked++;
+	}
 	from_layout(pr->out, p->N, p->M, p->oH, p->oW, fused, y);
 	double err = 0, mag = 0;
 	for (size_t i = 0; i < ny; i++) {
@@ -741,6 +763,57 @@ PRIMITIVE_TESTS_FOR_ISA(RT_SGEMM_ISA_C, c)
 PRIMITIVE_TESTS_FOR_ISA(RT_SGEMM_ISA_AVX2, avx2)
 PRIMITIVE_TESTS_FOR_ISA(RT_SGEMM_ISA_AVX512, avx512)
 PRIMITIVE_TESTS_FOR_ISA(RT_SGEMM_ISA_NEON, neon)
+
+/* Which rows may write y over the residual (rt_prim_residual_in_place):
+ * conv_pointwise always, conv_direct_vec where it runs in one chunk of input
+ * channels; and on ResNet-50's bottleneck shapes (planes cut to 14 x 14)
+ * those rows give the same bits in place, on every ISA this CPU runs. */
+Test(primitives, residual_in_place_rows)
+{
+	static const struct conv_layer shapes[] = {
+		{"resnet50", "layer1 conv3", 64, 14, 14, 256, 1, 1, 0, 1, 1},
+		{"resnet50", "layer2 conv3", 128, 14, 14, 512, 1, 1, 0, 1, 1},
+		{"resnet50", "layer3 conv3", 256, 14, 14, 1024, 1, 1, 0, 1, 1},
+		{"resnet18", "layer1 conv2", 64, 14, 14, 64, 3, 1, 1, 1, 1},
+		{"odd", "1x1 48 -> 40", 48, 9, 11, 40, 1, 1, 0, 1, 1},
+	};
+	const struct rt_prim *d16 = rt_prim_find("conv_direct_chw16c");
+	const struct rt_prim *d8 = rt_prim_find("conv_direct_chw8c");
+	const struct rt_prim *hwc = rt_prim_find("conv_direct_igemm_hwc");
+	const struct rt_prim *pw = rt_prim_find("conv_pointwise_chw16c");
+	cr_assert(d16 && d8 && hwc && pw, "a direct or pointwise row is missing from the table");
+	struct shape s = layer_shape(&shapes[0]);
+	cr_assert(rt_prim_residual_in_place(d16, &s.p) && rt_prim_residual_in_place(hwc, &s.p) &&
+	          rt_prim_residual_in_place(pw, &s.p),
+	          "a 64-channel 1x1 layer runs in one pass");
+	s = layer_shape(&shapes[2]);
+	cr_assert(!rt_prim_residual_in_place(hwc, &s.p) && rt_prim_residual_in_place(pw, &s.p),
+	          "HWC cuts 256 input channels into chunks; pointwise never does");
+	s = layer_shape(&shapes[3]);
+	cr_assert(!rt_prim_residual_in_place(d16, &s.p) && rt_prim_residual_in_place(d8, &s.p),
+	          "a 3x3 layer of 64 channels runs in chunks of 32 on CHW16c, in one on CHW8c");
+	s.p.C = 128;
+	cr_assert(!rt_prim_residual_in_place(d8, &s.p), "128 channels of 3x3 run in chunks on CHW8c");
+	s.p.C = 17; /* a partial block is a chunk of its own */
+	s.p.kH = s.p.kW = 1;
+	cr_assert(!rt_prim_residual_in_place(d16, &s.p), "17 channels are two chunks");
+	s.p.C = 16;
+	cr_assert(rt_prim_residual_in_place(d16, &s.p), "16 channels of 1x1 are one chunk");
+	cr_assert(!rt_prim_residual_in_place(rt_prim_find("conv_sum2d_chw"), &s.p),
+	          "a row with a two-pass residual cannot run in place");
+
+	static const int isas[] = {RT_SGEMM_ISA_C, RT_SGEMM_ISA_AVX2, RT_SGEMM_ISA_AVX512,
+	                           RT_SGEMM_ISA_NEON};
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+		for (size_t i = 0; i < sizeof isas / sizeof isas[0]; i++) {
+			if (!rt_sgemm_isa_supported(isas[i]))
+				continue;
+			s = layer_shape(&shapes[k]);
+			s.p.isa = isas[i];
+			check_shape(&s, 1);
+		}
+	cr_assert(in_place_checked > 0, "no row ran in place");
+}
 
 /* The table itself: unique names that state their layouts, predicates that
  * refuse what RUN cannot do are exercised above; here, structure. */
