@@ -496,8 +496,10 @@ int pass_conv_params(struct node *n, int isa, int threads, struct rt_conv2d *p);
 /* ---- plan_memory.c ----------------------------------------------------------
  * Needs: final graph. Views (Reshape, Flatten, Squeeze, Unsqueeze) alias their
  * input, and the inputs of a zero-copy Concat (fuse_concat_slices) alias a
- * slice of its output; every other activation gets an offset in one arena so that tensors
- * whose lifetimes overlap never overlap in memory. Sets graph->arena_size. */
+ * slice of its output, and the output of a Conv whose fused residual dies at it aliases the
+ * residual where its row allows (rt_prim_residual_in_place; node->res_in_place); every other
+ * activation gets an offset in one arena so that tensors whose lifetimes overlap never
+ * overlap in memory. Sets graph->arena_size. */
 int pass_plan_memory(struct graph *g, const struct options *opt, struct diag *d);
 
 #endif
