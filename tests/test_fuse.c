@@ -337,9 +337,10 @@ Test(residual, bottleneck_1x1_fuses_the_add_in_a_pointwise_row)
 	}
 }
 
-/* x -> conv0 (1x1) -> r; r -> conv1 (1x1) -> t -> conv3 (1x1) -> c; Add(c, r),
- * Relu -> a; Sigmoid -> y. With `keep_r`, r is read once more after the
- * block (y = Sigmoid(a) + r); with `self`, conv3 reads r itself (c = conv3(r)). */
+/* x -> conv0 (1x1) -> r; r -> conv1 (1x1) -> t -> conv3 (1x1) -> c; Add(c, r)
+ * -> a; Relu -> b; Sigmoid -> y. With `keep_r`, r is read once more after
+ * the block (y = Sigmoid(b) + r); with `self`, conv3 reads r itself
+ * (c = conv3(r)). */
 static struct graph *bottleneck(int keep_r, int self)
 {
 	struct graph *g = graph_new();
