@@ -1157,9 +1157,6 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 		yimg = (size_t)(p->group == 1 ? mgb : p->M / bs) * p->oH * p->oW * bs;
 		xgrp = (size_t)cgb * g.xcb;
 		wgrp = (size_t)mgb * cgb * g.wcb;
-		/* a chunk's weights for a vector pair: about 40 KiB of L1 (measured:
-		 * two 3x3 blocks beat one by a few per cent, four lose) */
-		chunk = (int)(RT_DVEC_CHUNK_FLOATS / (g.wcb * (bs / vl == 2 ? 1 : 2)));
 	} else {
 		/* HWC: the "blocks" are single channels, chunked as one block of
 		 * up to `chunk` channels (set per chunk below) */
@@ -1177,10 +1174,8 @@ RT_FN void rt_conv_direct_vec(const struct rt_conv2d *p, int variant,
 		yimg = (size_t)p->oH * p->oW * p->M;
 		xgrp = (size_t)cg;
 		wgrp = taps * cg * mgp;
-		chunk = RT_DVEC_HWC_CHUNK; /* measured: 32 to 128 are close; all of C thrashes L1 */
 	}
-	if (chunk < 1)
-		chunk = 1;
+	chunk = rt_dvec_chunk(bs, vl, g.wcb); /* blocks, or HWC channels, per chunk */
 	/* input channel blocks [0, full) are whole; a last block of fewer than
 	 * bs real channels (C not a multiple of bs, no groups) runs on its own
 	 * chunk over those channels only: a 3-channel image costs 3/16 of a

@@ -15,15 +15,13 @@ int prep_direct_one_pass(const struct rt_conv2d *p, int variant)
 {
 	const int bs = variant, cg = p->C / p->group;
 	if (!bs)
-		return cg <= RT_DVEC_HWC_CHUNK;
+		return cg <= rt_dvec_chunk(0, 0, 0);
 	const int cblocks = (cg + bs - 1) / bs;
 	if (p->group == 1 && p->C % bs && cblocks > 1)
 		return 0; /* the partial last block is a chunk of its own */
-	/* the smaller of the two chunks (a pair of whole blocks), whichever
-	 * vector length the generated code runs with */
-	const size_t wcb = (size_t)p->kH * p->kW * bs * bs;
-	const int chunk = (int)(RT_DVEC_CHUNK_FLOATS / (wcb * 2));
-	return cblocks <= (chunk < 1 ? 1 : chunk);
+	/* the smaller of the two chunks (vectors of a whole block, vl = bs),
+	 * whichever vector length the generated code runs with */
+	return cblocks <= rt_dvec_chunk(bs, bs, (size_t)p->kH * p->kW * bs * bs);
 }
 
 size_t prep_direct_blocked_packed(const struct rt_conv2d *p, int variant)

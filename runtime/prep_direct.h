@@ -16,9 +16,9 @@ void prep_direct_blocked_pack(const struct rt_conv2d *p, int variant, const floa
 
 /* 1 when conv_direct_vec.c runs layer p of variant (16, 8, or 0 for HWC) in
  * one chunk of input channels, so it stores each output once, after reading
- * its fused residual: y may then share the residual's buffer. Follows the
- * chunking of rt_conv_direct_vec (RT_DVEC_CHUNK_FLOATS, RT_DVEC_HWC_CHUNK),
- * taking the smaller chunk of its two vector lengths. */
+ * its fused residual: y may then share the residual's buffer. Cuts as
+ * rt_conv_direct_vec does (rt_dvec_chunk), taking the smaller chunk of its
+ * two vector lengths. */
 int prep_direct_one_pass(const struct rt_conv2d *p, int variant);
 
 /* HWC implicit GEMM (conv_direct_vec.c, variant 0): weights packed

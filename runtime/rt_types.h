@@ -124,6 +124,22 @@ static inline void rt_tap_range(int i0, int d, int n, int k, int *t0, int *t1)
 	*t0 = a;
 	*t1 = e;
 }
+static inline int rt_dvec_chunk(int bs, int vl, size_t wcb)
+{
+	/* Input channel blocks (bs 16 or 8) or channels (HWC, bs 0) per chunk
+	 * of conv_direct_vec.c, vectors of vl floats: a blocked chunk keeps
+	 * about 40 KiB of weights (wcb floats a block) per vector pair, half as
+	 * many blocks when the pair is two whole blocks (bs = vl; measured: two
+	 * 3x3 blocks beat one by a few per cent, four lose); an HWC chunk is
+	 * 64 channels (32 to 128 are close, all of C thrashes L1). The kernel
+	 * cuts by it, and prep_direct_one_pass decides by it which layers run
+	 * in one chunk (and so may write y over their residual). (Said inside
+	 * the body, so a model that does not call it gets none of its text.) */
+	if (!bs)
+		return 64;
+	const int c = (int)(10240 / (wcb * (bs / vl == 2 ? 1 : 2)));
+	return c < 1 ? 1 : c;
+}
 
 /* Elementwise math functions of unary_math.c, one per ONNX operator
  * (https://onnx.ai/onnx/operators/, the operator of the same name); alpha and
@@ -201,15 +217,6 @@ struct rt_conv2d {
 	                     as 1): rows that keep a workspace per thread (Winograd's
 	                     sets, rt_wino_cut) reserve and use at most this many */
 };
-
-/* How conv_direct_vec.c cuts the input channels into chunks, in one place so
- * that the compiler (prep_direct_one_pass) knows which layers it runs in one
- * pass, every output stored once: a blocked layer's chunk is as many channel
- * blocks as keep about RT_DVEC_CHUNK_FLOATS floats of weights per vector pair
- * (half as many blocks when a pair is two whole blocks), an HWC layer's
- * RT_DVEC_HWC_CHUNK channels. */
-#define RT_DVEC_CHUNK_FLOATS 10240
-#define RT_DVEC_HWC_CHUNK 64
 
 /* How a Winograd layer (conv_winograd_gemm.c) is cut, in one place so that
  * the workspace prep_winograd.c reserves is the one the kernel uses. Tiles
