@@ -1032,8 +1032,8 @@ static void print_layer_body(struct plan *p, struct emitter *e, const struct lay
 			int block = lo == RT_L_CHW8C ? 8 : lo == RT_L_CHW16C ? 16 : 0;
 			emit_line(e, "/* y = %s(y + r), r laid out like y (%s) */",
 			          ir_act_names[c->act], rt_layout_names[lo]);
-			emit_line(e, "rt_conv_residual(%d, %d, %d, %d, %s, %s, %s, r, y); "
-			          "/* N, M, oH * oW, channel block */", c->N, c->M, c->oH * c->oW, block,
+			emit_line(e, "rt_conv_residual(RT_SGEMM_ISA, %d, %d, %d, %d, %s, %s, %s, r, y); "
+			          "/* ISA, N, M, oH * oW, channel block */", c->N, c->M, c->oH * c->oW, block,
 			          emit_act_names[c->act], f[0], f[1]);
 		}
 		break;

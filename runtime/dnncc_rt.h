@@ -64,9 +64,10 @@ void rt_binary(int op, const struct rt_bcast *p, const float *a, const float *b,
 /* unary.c: y[i] = act(x[i]) for n elements; x may equal y */
 void rt_unary(int act, float alpha, float beta, size_t n, const float *x, float *y);
 /* residual.c: y = act(y + r) over N images of M channels x HW pixels, dense
- * (block 0) or blocked CHWxc (block 8, 16: pad channels left alone) */
-void rt_conv_residual(int N, int M, int HW, int block, int act, float alpha, float beta,
-                      const float *r, float *y);
+ * (block 0) or blocked CHWxc (block 8, 16: pad channels left alone), on ISA
+ * isa (RT_SGEMM_ISA_*; the bits are the same on each) */
+void rt_conv_residual(int isa, int N, int M, int HW, int block, int act, float alpha,
+                      float beta, const float *r, float *y);
 /* unary_math.c: y[i] = f(x[i]) for n elements, f the enum rt_math_fn with its
  * alpha and beta; x may equal y */
 void rt_unary_math(int fn, float alpha, float beta, size_t n, const float *x, float *y);

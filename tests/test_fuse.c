@@ -6,6 +6,7 @@
  * would leave them; the tests assert on structure (nodes left, inputs,
  * epilogues, aliases, offsets, lifetimes), not on printed text. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -752,36 +753,46 @@ Test(concat, views_of_slices_keep_their_offset)
 
 Test(residual, runtime_epilogue_in_dense_and_blocked_layouts)
 {
-	/* y = act(y + r) on every real element; a blocked layout's pad channels
-	 * (M = 11 in blocks of 8: 5 pad lanes) keep their zeros even where
-	 * act(0) is not 0 */
-	enum { N = 2, M = 11, HW = 3, B = 8, NB = (M + B - 1) / B, SIZE = N * NB * B * HW };
+	/* y = act(y + r) on every real element, bit for bit the scalar
+	 * rt_act_apply on every ISA the host runs (the vector loops and their
+	 * tails: 37 pixels), -0 and NaN included; a blocked layout's pad
+	 * channels (M = 11 in blocks of 8: 5 pad lanes) keep their zeros even
+	 * where act(0) is not 0 */
+	enum { N = 2, M = 11, HW = 37, B = 8, NB = (M + B - 1) / B, SIZE = N * NB * B * HW };
 	static const int acts[] = {RT_ACT_NONE, RT_ACT_RELU, RT_ACT_SIGMOID, RT_ACT_CLIP};
-	for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++)
-		for (int block = 0; block <= B; block += B) {
-			float y[SIZE], r[SIZE], y0[SIZE];
-			for (int i = 0; i < SIZE; i++) {
-				y0[i] = y[i] = (float)((i * 37) % 23) / 11.0f - 1.0f;
-				r[i] = (float)((i * 11) % 19) / 9.0f - 1.0f;
+	static float y[SIZE], r[SIZE], y0[SIZE];
+	for (int isa = 0; isa < RT_SGEMM_ISA_COUNT; isa++) {
+		if (!rt_sgemm_isa_supported(isa))
+			continue;
+		for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++)
+			for (int block = 0; block <= B; block += B) {
+				for (int i = 0; i < SIZE; i++) {
+					y0[i] = y[i] = (float)((i * 37) % 23) / 11.0f - 1.0f;
+					r[i] = (float)((i * 11) % 19) / 9.0f - 1.0f;
+				}
+				y0[3] = y[3] = r[3] = -0.0f; /* -0 + -0: Relu gives +0 */
+				y0[9] = y[9] = NAN;
+				for (int n = 0; block && n < N; n++) /* zero pad lanes, as producers leave them */
+					for (int i = 0; i < HW; i++)
+						for (int l = M % B; l < B; l++) {
+							size_t k = ((size_t)(n * NB + NB - 1) * HW + i) * B + l;
+							y0[k] = y[k] = r[k] = 0.0f;
+						}
+				rt_conv_residual(isa, N, M, HW, block, acts[a], -0.25f, 0.5f, r, y);
+				int n_real = N * M * HW, seen = 0;
+				for (int i = 0; i < (block ? SIZE : N * M * HW); i++) {
+					int lane = i % B, blk = i / (B * HW) % NB;
+					int pad = block && blk == NB - 1 && lane >= M % B;
+					float want = pad ? 0.0f
+					                 : rt_act_apply(acts[a], -0.25f, 0.5f, y0[i] + r[i]);
+					cr_assert(memcmp(&y[i], &want, sizeof want) == 0,
+					          "isa %d, act %d, block %d, element %d: %.9g, want %.9g", isa,
+					          acts[a], block, i, y[i], want);
+					seen += !pad;
+				}
+				cr_assert_eq(seen, n_real);
 			}
-			for (int n = 0; block && n < N; n++) /* zero pad lanes, as producers leave them */
-				for (int i = 0; i < HW; i++)
-					for (int l = M % B; l < B; l++) {
-						size_t k = ((size_t)(n * NB + NB - 1) * HW + i) * B + l;
-						y0[k] = y[k] = r[k] = 0.0f;
-					}
-			rt_conv_residual(N, M, HW, block, acts[a], -0.25f, 0.5f, r, y);
-			int n_real = block ? N * M * HW : N * M * HW, seen = 0;
-			for (int i = 0; i < (block ? SIZE : N * M * HW); i++) {
-				int lane = i % B, blk = i / (B * HW) % NB;
-				int pad = block && blk == NB - 1 && lane >= M % B;
-				float want = pad ? 0.0f : rt_act_apply(acts[a], -0.25f, 0.5f, y0[i] + r[i]);
-				cr_assert_float_eq(y[i], want, 1e-6f, "act %d, block %d, element %d", acts[a],
-				                   block, i);
-				seen += !pad;
-			}
-			cr_assert_eq(seen, n_real);
-		}
+	}
 }
 
 /* ---- GELU from its parts (canonicalize.c fuse_gelu) ------------------------------ */

@@ -409,7 +409,8 @@ static void check_residual(const struct shape *s, const struct rt_prim *pr, cons
 	q.res = NULL;
 	q.act = RT_ACT_NONE;
 	pr->run(&q, pr->variant, xi, wp, bias, two, ws);
-	rt_conv_residual(p->N, p->M, p->oH * p->oW, block, p->act, p->alpha, p->beta, rl, two);
+	rt_conv_residual(rt_sgemm_isa_host(), p->N, p->M, p->oH * p->oW, block, p->act,
+	                 p->alpha, p->beta, rl, two);
 	for (size_t i = 0; i < nyo; i++)
 		cr_assert(memcmp(&fused[i], &two[i], sizeof fused[i]) == 0,
 		          "%s [%s] on %s (C=%d H=%d W=%d M=%d k=%dx%d s=%dx%d pad=%d,%d g=%d act=%d): "
