@@ -9,8 +9,8 @@
 #include "runtime/rt_types.h"
 #include "runtime/rt_simd.h"
 
-/* y[i] = act(y[i] + r[i]) for n contiguous elements; Relu and no activation
- * get loops the compiler vectorises. */
+/* y[i] = act(y[i] + r[i]) for n contiguous elements, scalar: the tail of the
+ * vector loops below, the other activations, and the pad-lane blocks. */
 static inline void rt_residual_run_(int act, float alpha, float beta, size_t n, const float *r,
                                     float *y)
 {
@@ -67,7 +67,13 @@ static void rt_residual_isa_(int isa, int act, float alpha, float beta, size_t n
 #if RT_SIMD_HAVE_NEON
 	case RT_SGEMM_ISA_NEON: rt_residual_neon(act, alpha, beta, n, r, y); break;
 #endif
-	default: rt_residual_run_(act, alpha, beta, n, r, y); break;
+	default:
+#if RT_SIMD_HAVE_C
+		rt_residual_c(act, alpha, beta, n, r, y);
+#else
+		rt_residual_run_(act, alpha, beta, n, r, y);
+#endif
+		break;
 	}
 }
 
