@@ -84,6 +84,16 @@ static double residual_us(const struct node *n, const struct rt_prim *r,
 	return pass / 3;
 }
 
+/* A primitive's workspace and what it saves when a layer before it left a
+ * workspace in the cache (the table's "warm" row; costs.c). */
+static void warm_terms(struct sel_alt *a, const struct options *opt, const struct rt_conv2d *p)
+{
+	const struct rt_prim *r = a->prim;
+	a->ws_floats = (double)r->ws(p, r->variant);
+	double gain = costs_primitive_us(opt, r, p) - costs_primitive_warm_us(opt, r, p);
+	a->warm_gain_us = gain > 0 && a->ws_floats > 0 ? gain : 0;
+}
+
 int cand_alternatives(struct node *n, const struct options *opt, const char *strategy,
                       struct sel_alt **alts, int *fell_back, struct diag *d)
 {
@@ -113,7 +123,9 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			           "but weights '%s' are a graph input", forced, n->inputs[1]->name);
 			return -1;
 		}
-		return one_alternative(alts, r, costs_primitive_us(opt, r, &p) + residual_us(n, r, &p));
+		one_alternative(alts, r, costs_primitive_us(opt, r, &p) + residual_us(n, r, &p));
+		warm_terms(&(*alts)[0], opt, &p);
+		return 1;
 	}
 	*alts = xcalloc(rt_n_prims, sizeof **alts);
 	int k = 0;
@@ -133,6 +145,7 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			(*alts)[k].out = r->out;
 			(*alts)[k].n_in = 1;
 			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p) + residual_us(n, r, &p);
+			warm_terms(&(*alts)[k], opt, &p);
 			k++;
 		}
 	}

@@ -50,6 +50,12 @@
  *   N,C,H,W,oH,oW,kH,kW,sH,sW,dH,dW,padT,padL,padB,padR,count_include_pad,avg
  * and for the others the output's N,C,H,W and the op (enum op), then each
  * input's C for a Concat, or the input's H,W for a global pool.
+ * Kind "warm" rows (a harness run with --evict-weights writes them) are
+ * "prim" rows timed again with the primitive's workspace and output left in
+ * the cache, as a layer finds the arena when the layer before it used a
+ * workspace too (driver/harness_main.c): same row, key and fields;
+ * selection (passes/select.c) charges a primitive its "warm" time after a
+ * layer with a workspace, its "prim" time otherwise.
  * Kind "fc" rows (row "gemm_fc") are fully-connected layers whose packed
  * weights runtime/gemm_fc.c streams (a Gemm or MatMul with a constant B
  * and fewer than 64 rows, passes/select.c), keyed M,N,K (rows, outputs,
@@ -118,10 +124,13 @@ void costs_fc_key(int M, int N, int K, char *buf, size_t size)
 	snprintf(buf, size, "%d,%d,%d", M, N, K);
 }
 
-/* kinds: 0 prim, 1 transform, 2 nonconv, 3 fc (cost_row.transform) */
-static const char *kind_name(int transform)
+/* kinds: 0 prim, 1 transform, 2 nonconv, 3 fc, 4 warm (cost_row.transform) */
+static const char *const kind_names[] = {"prim", "transform", "nonconv", "fc", "warm"};
+
+const char *costs_kind_name(int transform)
 {
-	return transform == 3 ? "fc" : transform == 2 ? "nonconv" : transform ? "transform" : "prim";
+	return transform >= 0 && transform < (int)(sizeof kind_names / sizeof *kind_names) ?
+	               kind_names[transform] : "?";
 }
 
 static uint64_t hash_str(const char *s)
@@ -136,7 +145,7 @@ static char *full_key(int transform, const char *row, const char *key)
 {
 	size_t n = strlen(row) + strlen(key) + 16;
 	char *s = xmalloc(n);
-	snprintf(s, n, "%s\t%s\t%s", kind_name(transform), row, key);
+	snprintf(s, n, "%s\t%s\t%s", costs_kind_name(transform), row, key);
 	return s;
 }
 
@@ -187,7 +196,7 @@ const struct cost_row *cost_table_find(const struct cost_table *t, int transform
 	if (!t || t->n_rows == 0)
 		return NULL;
 	char buf[512];
-	snprintf(buf, sizeof buf, "%s\t%s\t%s", kind_name(transform), row, key);
+	snprintf(buf, sizeof buf, "%s\t%s\t%s", costs_kind_name(transform), row, key);
 	size_t s = t->slots[find_slot(t, buf)];
 	return s ? &t->rows[s - 1] : NULL;
 }
@@ -313,7 +322,7 @@ static const char *canonical_key(int transform, const char *key, char *out, size
 		memcpy(out, key, len + 1);
 		return NULL;
 	}
-	if (transform) {
+	if (transform == 1) {
 		if (parse_ints(key, SHAPE_KEY_FIELDS, v))
 			return "expected N,C,H,W (4 non-negative integers)";
 		if (!v[0] || !v[1] || !v[2] || !v[3])
@@ -350,7 +359,7 @@ static int parse_time(const char *s, double *v)
 
 static int known_row(int transform, const char *name)
 {
-	if (!transform)
+	if (transform == 0 || transform == 4)
 		return rt_prim_find(name) != NULL;
 	if (transform == 3)
 		return strcmp(name, "gemm_fc") == 0;
@@ -404,18 +413,13 @@ static void read_row(struct cost_table *t, char *s, int line, struct diag *d)
 		           line, n);
 		return;
 	}
-	int transform;
-	if (strcmp(f[0], "prim") == 0)
-		transform = 0;
-	else if (strcmp(f[0], "transform") == 0)
-		transform = 1;
-	else if (strcmp(f[0], "nonconv") == 0)
-		transform = 2;
-	else if (strcmp(f[0], "fc") == 0)
-		transform = 3;
-	else {
-		diag_error(d, NULL, "line %d: unknown kind '%s', expected prim, transform, nonconv or fc", line,
-		           f[0]);
+	int transform = 0;
+	while (transform < (int)(sizeof kind_names / sizeof *kind_names) &&
+	       strcmp(f[0], kind_names[transform]) != 0)
+		transform++;
+	if (transform == (int)(sizeof kind_names / sizeof *kind_names)) {
+		diag_error(d, NULL, "line %d: unknown kind '%s', expected prim, transform, nonconv, fc or "
+		           "warm", line, f[0]);
 		return;
 	}
 	char key[256];
@@ -450,7 +454,7 @@ static void read_row(struct cost_table *t, char *s, int line, struct diag *d)
 		diag_warning(d, NULL, "line %d: no %s named '%s' in this dnncc (row ignored)", line,
 		             transform == 3 ? "fully-connected kernel" :
 		             transform == 2 ? "non-convolution kernel" :
-		             transform ? "layout transform" : "primitive", f[1]);
+		             transform == 1 ? "layout transform" : "primitive", f[1]);
 		return;
 	}
 	if (!cost_table_add(t, &r)) {
@@ -523,7 +527,7 @@ int cost_table_print(const struct cost_table *t, FILE *f)
 	fprintf(f, "# kind\trow\tkey\tmedian_us\tmin_us\tmax_us\truns\n");
 	for (size_t i = 0; i < t->n_rows; i++) {
 		const struct cost_row *r = &t->rows[i];
-		fprintf(f, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", kind_name(r->transform), r->row,
+		fprintf(f, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%d\n", costs_kind_name(r->transform), r->row,
 		        r->key, r->median_us, r->min_us, r->max_us, r->runs);
 	}
 	return ferror(f) ? -1 : 0;
@@ -620,6 +624,19 @@ double costs_primitive_us(const struct options *opt, const struct rt_prim *prim,
 			return r->median_us;
 	}
 	return cost_primitive_us(prim, p);
+}
+
+double costs_primitive_warm_us(const struct options *opt, const struct rt_prim *prim,
+                               const struct rt_conv2d *p)
+{
+	if (opt->costs && prim->ws(p, prim->variant) > 0) {
+		char key[256];
+		costs_conv_key(p, key, sizeof key);
+		const struct cost_row *r = cost_table_find(opt->costs, 4, prim->name, key);
+		if (r)
+			return r->median_us;
+	}
+	return costs_primitive_us(opt, prim, p);
 }
 
 double costs_transform_us(const struct options *opt, const struct rt_transform *t, int N, int C,

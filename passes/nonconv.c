@@ -267,7 +267,7 @@ int nc_alternatives(struct node *n, const struct options *opt, const char *strat
 	int all = strcmp(strategy, "canonical") != 0 && strcmp(strategy, "sum2d") != 0;
 	if (kind < 0)
 		return 0;
-	*alts = xmalloc(nc_n_kernels * sizeof **alts);
+	*alts = xcalloc(nc_n_kernels, sizeof **alts); /* fields not set here are 0 */
 	int m = 0;
 	for (int i = 0; i < nc_n_kernels; i++) {
 		const struct nc_kernel *k = &nc_kernels[i];

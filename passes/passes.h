@@ -240,6 +240,9 @@ struct sel_alt {
 	int n_in;                   /* inputs 0..n_in-1 are read in layout in (0 counts as 1);
 	                               the rest in CHW */
 	double cost_us;             /* the row's cost on this layer; 0 for other nodes */
+	double ws_floats;           /* the row's workspace on this layer (floats) */
+	double warm_gain_us;        /* cost_us less its cost when the node before it used a
+	                               workspace at least as large (partly: pro rata) */
 };
 /* Whether s names a strategy (reference included). */
 int cand_strategy_known(const char *s);
@@ -361,6 +364,13 @@ extern const double cost_fc_bandwidth;                      /* bytes/s, an FC la
  * built-in model above. Microseconds for one call. */
 double costs_primitive_us(const struct options *opt, const struct rt_prim *prim,
                           const struct rt_conv2d *p);
+/* The same with the row's workspace in the cache (the layer before used
+ * one): the table's "warm" row, else costs_primitive_us. */
+double costs_primitive_warm_us(const struct options *opt, const struct rt_prim *prim,
+                               const struct rt_conv2d *p);
+/* A row kind's name in the table ("prim", "transform", "nonconv", "fc",
+ * "warm" for cost_row.transform 0-4). */
+const char *costs_kind_name(int transform);
 double costs_transform_us(const struct options *opt, const struct rt_transform *t, int N, int C,
                           int H, int W);
 /* passes/select.c: a Gemm or MatMul with a constant 2-D B as selection
@@ -391,7 +401,7 @@ enum cost_header {
 	COST_HDR_THREADS, COST_HDR_VERSION, COST_HDR_DATE, COST_HDR_COUNT_
 };
 struct cost_row {
-	int transform;       /* 0: prim row, 1: transform row, 2: nonconv, 3: fc */
+	int transform;       /* 0: prim row, 1: transform row, 2: nonconv, 3: fc, 4: warm */
 	char *row;           /* primitive or transform name */
 	char *key;           /* canonical scenario key */
 	double median_us, min_us, max_us;

@@ -260,6 +260,57 @@ else
 	cat "$out/llc1.err" "$out/llc2.err" "$out/llc3.err" "$out/llc4.err"
 fi
 
+# 10b. under --evict-weights, each case with a workspace of 64 KiB or more
+#      is timed a second time, "warm" (workspace and output in the cache):
+#      the harness prints a warm row for exactly the cases dnncc marked,
+#      each beside its prim row, with the line flush and without, and the
+#      table is accepted; without --evict-weights there are no twins
+cat >"$out/ws.prototxt" <<'EOF'
+name: "ws"
+input: "data"
+input_shape {
+  dim: 1 dim: 16 dim: 40 dim: 40
+}
+layer {
+  name: "conv"
+  type: "Convolution"
+  bottom: "data"
+  top: "conv"
+  convolution_param {
+    num_output: 16
+    kernel_size: 3
+  }
+}
+EOF
+"$DNNCC" profile "$out/ws.prototxt" --random-weights 1 --llc 64K --emit-harness "$out/ws" \
+	2>"$out/ws.err"
+n_warm=$(grep -c '^	{"prim", .*, 1},$' "$out/ws/harness.c")
+ws_ok=1
+for def in "" "-DHARNESS_NO_LINE_FLUSH -DHARNESS_EVICT_BYTES=(4u<<20)"; do
+	if (cd "$out/ws" && $CC -std=c99 -Wall -Wextra -pedantic -Werror -O0 $def \
+		-DHARNESS_CFLAGS='"-O0"' -o harness harness.c -lm) 2>"$out/ws.cc" &&
+		"$out/ws/harness" --runs 1 --budget-ms 1 --evict-weights >"$out/ws.tsv" 2>"$out/ws.run" &&
+		[ "$n_warm" -gt 0 ] &&
+		[ "$(grep -c '^warm	' "$out/ws.tsv")" = "$n_warm" ] &&
+		[ "$(grep -c '^prim	' "$out/ws.tsv")" = "$(grep -c '^	{"prim", ' "$out/ws/harness.c")" ] &&
+		! grep '^warm	' "$out/ws.tsv" | cut -f2,3 | while IFS= read -r rk; do
+			grep -q -F "prim	$rk	" "$out/ws.tsv" || echo "no prim row: $rk"; done | grep -q . &&
+		"$DNNCC" "$out/ws.prototxt" --random-weights 1 -o "$out/ws.c" --costs "$out/ws.tsv" \
+			2>"$out/ws.sel" &&
+		"$out/ws/harness" --runs 1 --budget-ms 1 >"$out/ws_net.tsv" 2>/dev/null &&
+		! grep -q '^warm	' "$out/ws_net.tsv"; then
+		:
+	else
+		ws_ok=0
+		cat "$out/ws.err" "$out/ws.cc" "$out/ws.run" "$out/ws.sel" 2>/dev/null
+	fi
+done
+if [ $ws_ok = 1 ]; then
+	pass "--evict-weights also times the $n_warm cases with a workspace warm"
+else
+	failed "warm workspace rows"
+fi
+
 # 11. profiles at 2 threads
 n_cache=$(ls "$DNNCC_CACHE_DIR"/costs-*.tsv | wc -l)
 mkdir -p "$out/t2"

@@ -383,3 +383,46 @@ Test(costs, fc_rows_are_read_and_looked_up)
 	expect_error("\n\nfc\tgemm_fc\t1,4096\t1\t1\t1\t1\n", ": line 3: fc key '1,4096'");
 	expect_error("\n\nfc\tgemm_fc\t0,4096,9216\t1\t1\t1\t1\n", ": line 3: fc key '0,4096,9216'");
 }
+
+/* "warm" rows (a primitive timed with its workspace and output in the
+ * cache): read with a prim key, looked up by costs_primitive_warm_us, which
+ * falls back to the row's "prim" time (or the model) where there is none or
+ * where the row has no workspace, and written back as "warm". */
+Test(costs, warm_rows_are_read_looked_up_and_written)
+{
+	const struct rt_prim *wino = rt_prim_find("conv_winograd_f4x4_3x3_chw");
+	const struct rt_prim *sum2d = rt_prim_find("conv_sum2d_chw");
+	cr_assert(wino && sum2d);
+	cr_assert(wino->applies(&conv1, wino->variant) && wino->ws(&conv1, wino->variant) > 0);
+	cr_assert_eq(sum2d->ws(&conv1, sum2d->variant), 0);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "%sprim\tconv_winograd_f4x4_3x3_chw\t" CONV1_KEY "\t30\t29\t31\t5\n"
+	         "warm\tconv_winograd_f4x4_3x3_chw\t" CONV1_KEY "\t20\t19\t21\t5\n"
+	         "prim\tconv_sum2d_chw\t" CONV1_KEY "\t50\t50\t50\t5\n"
+	         "warm\tconv_sum2d_chw\t" CONV1_KEY "\t10\t10\t10\t5\n",
+	         header);
+	int errors;
+	struct cost_table *t = read_text(text, &errors);
+	cr_assert_not_null(t, "%s", messages);
+	cr_assert_eq(cost_table_n_rows(t), 4);
+	struct options opt = {.costs = t};
+	cr_assert_float_eq(costs_primitive_us(&opt, wino, &conv1), 30, 1e-12);
+	cr_assert_float_eq(costs_primitive_warm_us(&opt, wino, &conv1), 20, 1e-12);
+	cr_assert_float_eq(costs_primitive_warm_us(&opt, sum2d, &conv1), 50, 1e-12,
+	                   "a row without a workspace has no warm time");
+	struct rt_conv2d other = conv1;
+	other.M = 16;
+	cr_assert_float_eq(costs_primitive_warm_us(&opt, wino, &other),
+	                   cost_primitive_us(wino, &other), 1e-9, "no row: the model");
+	FILE *f = tmpfile();
+	cr_assert_eq(cost_table_print(t, f), 0);
+	rewind(f);
+	char out[2048];
+	size_t n = fread(out, 1, sizeof out - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	cr_assert(strstr(out, "\nwarm\tconv_winograd_f4x4_3x3_chw\t" CONV1_KEY "\t20.000\t"), "%s", out);
+	cost_table_free(t);
+	expect_error("\n\nwarm\tconv_sum2d_chw\t1,2,3\t1\t1\t1\t1\n", ": line 3: warm key '1,2,3'");
+}

@@ -754,6 +754,49 @@ Test(select, pbqp_matches_brute_force_over_legalised_costs)
 		}
 }
 
+/* The same with workspaces that the node before leaves warm (select.c,
+ * warm_gain): random workspaces, some none, and random warm gains up to
+ * each alternative's cost; the edges that price a cold workspace keep the
+ * PBQP optimum the cheapest assignment, and its objective what sel_total
+ * charges (the PBQP's node vectors alone would not: the test fails with
+ * them, which is how it was checked). */
+Test(select, pbqp_matches_brute_force_with_warm_workspaces)
+{
+	struct graph *(*const graphs[])(void) = {chain_graph, fanout_graph, residual_graph,
+	                                         inception_graph};
+	unsigned seed = 777;
+	int changed = 0;
+	for (size_t gi = 0; gi < sizeof graphs / sizeof graphs[0]; gi++)
+		for (int round = 0; round < (gi == 3 ? 4 : 25); round++) {
+			struct graph *g = graphs[gi]();
+			struct options o = options("pbqp");
+			struct diag d;
+			diag_init(&d, "m.onnx", stderr);
+			struct selection *s = sel_new(g, &o, "pbqp", &d);
+			struct tensor *x = g->inputs[0];
+			shrink_and_price(s, &seed, s->dp[x->index].cost[RT_L_CHW][RT_L_HWC]);
+			double cold = brute_force_total(s);
+			for (int i = 0; i < s->n; i++)
+				for (int a = 0; a < s->n_alt[i]; a++) {
+					seed = seed * 1103515245u + 12345u;
+					unsigned r = seed >> 8;
+					s->alt[i][a].ws_floats = r % 3 == 0 ? 0 : (double)(1 + r % 5) * 1000;
+					s->alt[i][a].warm_gain_us = s->alt[i][a].ws_floats > 0 ?
+					        s->alt[i][a].cost_us * (double)(r >> 4 & 0xff) / 256.0 : 0;
+				}
+			double best = brute_force_total(s);
+			changed += best < cold;
+			double obj = choose_pbqp(s);
+			double pbqp = sel_total(s);
+			cr_assert_float_eq(pbqp, best, 1e-9 * best, "graph %zu round %d: PBQP %g, best %g",
+			                   gi, round, pbqp, best);
+			cr_assert_float_eq(obj, pbqp, 1e-9 * pbqp, "graph %zu round %d", gi, round);
+			sel_free(s);
+			ir_graph_free(g);
+		}
+	cr_assert_gt(changed, 20, "the warm gains lowered only %d optima", changed);
+}
+
 /* --verify-ilp agrees on a graph with fan-out, or says it needs GLPK. */
 Test(select, verify_ilp_agrees_or_needs_glpk)
 {
