@@ -214,24 +214,16 @@ else
 	cat "$out/nc.err"
 fi
 
+# A Caffe model of one convolution: one_conv NAME C H M K (C x H x H input,
+# M outputs, K x K kernel)
+one_conv() {
+	printf 'name: "%s"\ninput: "data"\ninput_shape {\n  dim: 1 dim: %s dim: %s dim: %s\n}\n' \
+		"$1" "$2" "$3" "$3"
+	printf 'layer {\n  name: "conv"\n  type: "Convolution"\n  bottom: "data"\n  top: "conv"\n'
+	printf '  convolution_param {\n    num_output: %s\n    kernel_size: %s\n  }\n}\n' "$4" "$5"
+}
 # 9. a Caffe model with --batch and random weights: the batch is in the keys
-cat >"$out/tiny.prototxt" <<'EOF'
-name: "tiny"
-input: "data"
-input_shape {
-  dim: 1 dim: 4 dim: 6 dim: 6
-}
-layer {
-  name: "conv"
-  type: "Convolution"
-  bottom: "data"
-  top: "conv"
-  convolution_param {
-    num_output: 4
-    kernel_size: 1
-  }
-}
-EOF
+one_conv tiny 4 6 4 1 >"$out/tiny.prototxt"
 if "$DNNCC" profile "$out/tiny.prototxt" --random-weights 1 --batch 2 \
 	--emit-harness "$out/tiny" 2>"$out/tiny.err" &&
 	grep -q '^	{"prim", "conv_sum2d_chw", "2,4,6,6,4,6,6,1,1,1,1,1,1,0,0,1,0", ' \
@@ -265,23 +257,7 @@ fi
 #      the harness prints a warm row for exactly the cases dnncc marked,
 #      each beside its prim row, with the line flush and without, and the
 #      table is accepted; without --evict-weights there are no twins
-cat >"$out/ws.prototxt" <<'EOF'
-name: "ws"
-input: "data"
-input_shape {
-  dim: 1 dim: 16 dim: 40 dim: 40
-}
-layer {
-  name: "conv"
-  type: "Convolution"
-  bottom: "data"
-  top: "conv"
-  convolution_param {
-    num_output: 16
-    kernel_size: 3
-  }
-}
-EOF
+one_conv ws 16 40 16 3 >"$out/ws.prototxt"
 "$DNNCC" profile "$out/ws.prototxt" --random-weights 1 --llc 64K --emit-harness "$out/ws" \
 	2>"$out/ws.err"
 n_warm=$(grep -c '^	{"prim", .*, 1},$' "$out/ws/harness.c")
