@@ -603,7 +603,8 @@ static size_t conv_weights(const struct rt_prim *r, const struct rt_conv2d *p)
  * primitive whose weights are evicted, with a workspace of at least
  * PROFILE_WARM_MIN_WS floats. A smaller one comes from memory in a few
  * microseconds (64 KiB at 10 GB/s: 6.5 us), within a layer's noise. The
- * twins add to the profile's time: 394 of ResNet-18's 693 cases have one. */
+ * twins add to the profile's time: 394 of ResNet-18's 693 cases have one,
+ * and its 2-thread profile took 2 min 37 s against 2 min 0 s without. */
 #define PROFILE_WARM_MIN_WS 16384
 static int has_warm_row(const struct profile *pr, const struct pcase *c)
 {
