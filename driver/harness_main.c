@@ -63,9 +63,9 @@
  * rows measured 2.16-2.40 ms against 2.10-2.31 ms (table: 1.77-1.82 ms
  * against 2.15-2.18 ms; in the network 2.49 ms against 2.23 ms).
  * A layer after one that used a workspace finds the arena in the cache,
- * though, in a network of any size: its workspace lies where the last one
- * did or in activations just written (passes/plan_memory.c), and so does
- * its output. ResNet-18's 56 x 56 layers, run as F(4x4, 3x3) Winograd back
+ * though, in a network of any size: its workspace and output lie in arena
+ * memory that the layers just before it touched (passes/plan_memory.c
+ * reuses the arena). ResNet-18's 56 x 56 layers, run as F(4x4, 3x3) Winograd back
  * to back at 2 threads on that Xeon, took 433-508 us each in the network;
  * timed with weights, workspace and output evicted 651 us, with the
  * workspace left in the cache 517, with the workspace and output left 455.
@@ -309,7 +309,7 @@ struct timing {
 	int runs;    /* samples to take */
 	int first;   /* samples already taken (1: the first call stands for all) */
 	int threads; /* 1 when the case ran on the caller alone */
-	int warm;    /* --evict-weights: the workspace left in the cache ("warm" rows) */
+	int warm;    /* --evict-weights: workspace and output left in the cache ("warm" rows) */
 	double med, lo, hi;
 };
 
