@@ -1050,9 +1050,10 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 	for (int i = 0; i < pr->n_cases; i++) {
 		const struct pcase *c = &pr->cases[i];
 		const char *row = case_row(c);
-		const struct cost_row *r = cost_table_find(measured, c->transform, row, c->key);
-		if (!r)
-			r = cost_table_find(cache, c->transform, row, c->key);
+		/* the row, and its "warm" twin, from the table that has it */
+		const struct cost_table *src =
+			cost_table_find(measured, c->transform, row, c->key) ? measured : cache;
+		const struct cost_row *r = cost_table_find(src, c->transform, row, c->key);
 		if (!r) {
 			diag_error(d, NULL, "internal error: the harness did not measure %s %s %s",
 			           c->transform == 3 ? "fc" : c->transform == 2 ? "nonconv" :
@@ -1067,9 +1068,7 @@ static struct cost_table *profile_run(struct profile *pr, const struct profile_o
 		cost_table_add(table, &copy);
 		if (!has_warm_row(pr, c))
 			continue;
-		/* its "warm" twin, from the same source as the row */
-		r = cost_table_find(cost_table_find(measured, c->transform, row, c->key) ? measured : cache,
-		                    4, row, c->key);
+		r = cost_table_find(src, 4, row, c->key);
 		if (!r) {
 			diag_error(d, NULL, "internal error: the harness did not measure warm %s %s", row,
 			           c->key);

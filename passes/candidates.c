@@ -84,13 +84,15 @@ static double residual_us(const struct node *n, const struct rt_prim *r,
 	return pass / 3;
 }
 
-/* A primitive's workspace and what it saves when a layer before it left a
- * workspace in the cache (the table's "warm" row; costs.c). */
-static void warm_terms(struct sel_alt *a, const struct options *opt, const struct rt_conv2d *p)
+/* A primitive's workspace and what it saves, against prim_us (its
+ * costs_primitive_us), when a layer before it left a workspace in the cache
+ * (the table's "warm" row; costs.c). */
+static void warm_terms(struct sel_alt *a, const struct options *opt, const struct rt_conv2d *p,
+                       double prim_us)
 {
 	const struct rt_prim *r = a->prim;
 	a->ws_floats = (double)r->ws(p, r->variant);
-	double gain = costs_primitive_us(opt, r, p) - costs_primitive_warm_us(opt, r, p);
+	double gain = prim_us - costs_primitive_warm_us(opt, r, p);
 	a->warm_gain_us = gain > 0 && a->ws_floats > 0 ? gain : 0;
 }
 
@@ -123,8 +125,9 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			           "but weights '%s' are a graph input", forced, n->inputs[1]->name);
 			return -1;
 		}
-		one_alternative(alts, r, costs_primitive_us(opt, r, &p) + residual_us(n, r, &p));
-		warm_terms(&(*alts)[0], opt, &p);
+		const double prim_us = costs_primitive_us(opt, r, &p);
+		one_alternative(alts, r, prim_us + residual_us(n, r, &p));
+		warm_terms(&(*alts)[0], opt, &p, prim_us);
 		return 1;
 	}
 	*alts = xcalloc(rt_n_prims, sizeof **alts);
@@ -144,8 +147,9 @@ int cand_alternatives(struct node *n, const struct options *opt, const char *str
 			(*alts)[k].in = r->in;
 			(*alts)[k].out = r->out;
 			(*alts)[k].n_in = 1;
-			(*alts)[k].cost_us = costs_primitive_us(opt, r, &p) + residual_us(n, r, &p);
-			warm_terms(&(*alts)[k], opt, &p);
+			const double prim_us = costs_primitive_us(opt, r, &p);
+			(*alts)[k].cost_us = prim_us + residual_us(n, r, &p);
+			warm_terms(&(*alts)[k], opt, &p, prim_us);
 			k++;
 		}
 	}

@@ -482,7 +482,7 @@ static int choose_locally(const struct walk *w, int i)
 	double best_cost = INFINITY;
 	for (int a = 0; a < s->n_alt[i]; a++) {
 		const struct sel_alt *al = &s->alt[i][a];
-		double cost = al->cost_us - (i > 0 ? warm_gain(s, i, a, s->choice[i - 1]) : 0);
+		double cost = alt_cost(s, i, a);
 		for (int k = 0; k < n->n_inputs; k++)
 			if (n->inputs[k] && flex_slot(s, i, k) && !residual_slot(n, k) &&
 			    (k == 0 || n->inputs[k] != n->inputs[0]))
