@@ -206,6 +206,8 @@ struct node {
 	const char *primitive;   /* OP_CONV: primitive row chosen by select (NULL: reference);
 	                            OP_LAYOUT: transform row name */
 	double cost_us;          /* estimated cost of the choice, for --report and comments */
+	double cold_us;          /* what the choice costs with its workspace evicted, when cost_us
+	                            is the warm price after a layer that left one (select); else 0 */
 	size_t ws_bytes;         /* workspace the primitive needs while it runs */
 	size_t ws_offset;        /* its byte offset in the activation arena (plan_memory) */
 	struct node *fused_into; /* OP_CONV: the depthwise Conv that runs this 1x1 inside its own

@@ -648,6 +648,7 @@ static void walk_node(struct walk *w, int i)
 			pack_weights(s->g, n, al->prim, &p);
 		n->primitive = al->prim->name;
 		n->cost_us = cost;
+		n->cold_us = cost < al->cost_us ? al->cost_us : 0;
 		n->ws_bytes = al->prim->ws(&p, al->prim->variant) * sizeof(float);
 	} else if (w->apply && al->nck) {
 		n->primitive = al->nck->name; /* the emitter reads the layout off the tensors */
@@ -1062,6 +1063,11 @@ static void report(const struct graph *g, const struct options *opt, const char 
 			printf("  %12.2f  + %-38s %s\n", n->cost_us, n->primitive, n->inputs[0]->name);
 			transforms += n->cost_us;
 			n_tr++;
+		} else if (n->op == OP_CONV && n->cold_us > 0) {
+			/* priced warm: the layer before leaves a workspace in the cache */
+			printf("  %12.2f  %-40s %s (warm; %.2f cold)\n", n->cost_us, n->primitive,
+			       n->name, n->cold_us);
+			convs += n->cost_us;
 		} else if (n->op == OP_CONV) {
 			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive ? n->primitive : "reference",
 			       n->name);

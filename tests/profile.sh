@@ -287,6 +287,37 @@ else
 	failed "warm workspace rows"
 fi
 
+# 10c. --report says which layers it priced warm: two 3 x 3 layers forced
+#      to the same Winograd row, the second with the key of 10b's table,
+#      whose warm row is set to half its prim row; the first has no row and
+#      is priced cold, the second warm, with its cold price beside it
+wrow=conv_winograd_f4x4_3x3_chw
+{
+	printf 'name: "two"\ninput: "data"\ninput_shape {\n  dim: 1 dim: 16 dim: 40 dim: 40\n}\n'
+	for l in "first data 1" "second first 0"; do
+		set -- $l
+		printf 'layer {\n  name: "%s"\n  type: "Convolution"\n  bottom: "%s"\n  top: "%s"\n' \
+			"$1" "$2" "$1"
+		printf '  convolution_param {\n    num_output: 16\n    kernel_size: 3\n    pad: %s\n  }\n}\n' \
+			"$3"
+	done
+} >"$out/two.prototxt"
+awk -F '\t' -v OFS='\t' -v r="$wrow" 'NR == FNR { if ($1 == "prim" && $2 == r) p = $4; next }
+	$1 == "warm" && $2 == r { $4 = $5 = $6 = p / 2 } { print }' \
+	"$out/ws.tsv" "$out/ws.tsv" >"$out/two.tsv"
+cold=$(awk -F '\t' -v r="$wrow" '$1 == "prim" && $2 == r { printf "%.2f", $4 }' "$out/two.tsv")
+if [ -n "$cold" ] &&
+	"$DNNCC" "$out/two.prototxt" --random-weights 1 -o "$out/two.c" --costs "$out/two.tsv" \
+		--force-primitive first=$wrow --force-primitive second=$wrow --report \
+		>"$out/two.report" 2>&1 &&
+	grep -q " $wrow  *second (warm; $cold cold)\$" "$out/two.report" &&
+	grep -q " $wrow  *first\$" "$out/two.report"; then
+	pass "--report marks the layer priced warm and gives its cold price"
+else
+	failed "--report on a warm-priced layer"
+	cat "$out/two.report" 2>/dev/null
+fi
+
 # 11. profiles at 2 threads
 n_cache=$(ls "$DNNCC_CACHE_DIR"/costs-*.tsv | wc -l)
 mkdir -p "$out/t2"
