@@ -1063,14 +1063,12 @@ static void report(const struct graph *g, const struct options *opt, const char 
 			printf("  %12.2f  + %-38s %s\n", n->cost_us, n->primitive, n->inputs[0]->name);
 			transforms += n->cost_us;
 			n_tr++;
-		} else if (n->op == OP_CONV && n->cold_us > 0) {
-			/* priced warm: the layer before leaves a workspace in the cache */
-			printf("  %12.2f  %-40s %s (warm; %.2f cold)\n", n->cost_us, n->primitive,
-			       n->name, n->cold_us);
-			convs += n->cost_us;
 		} else if (n->op == OP_CONV) {
-			printf("  %12.2f  %-40s %s\n", n->cost_us, n->primitive ? n->primitive : "reference",
+			printf("  %12.2f  %-40s %s", n->cost_us, n->primitive ? n->primitive : "reference",
 			       n->name);
+			if (n->cold_us > 0) /* priced warm: the layer before left a workspace in cache */
+				printf(" (warm; %.2f cold)", n->cold_us);
+			printf("\n");
 			convs += n->cost_us;
 		} else if ((n->op == OP_GEMM || n->op == OP_MATMUL) && n->primitive) {
 			/* the same whatever the strategy: in the total, not in the objective */
